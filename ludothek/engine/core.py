@@ -1,0 +1,344 @@
+"""The contract every Ludothek game implements.
+
+Games are pure, deterministic state machines in the style of OpenSpiel: every
+random event is an explicit *chance node* whose outcome is an action like any
+other, so a game record (options plus every action) replays to the identical
+state.  The portal, the bots and the command line only ever talk to a game
+through the classes in this module.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+#: ``current_player()`` while a random outcome is due.
+CHANCE = -1
+#: ``current_player()`` once the game is over.
+TERMINAL = -4
+
+LANGS = ("de", "en")
+
+
+class IllegalAction(ValueError):
+    """An action that is malformed, illegal now, or made out of turn.
+
+    The message is meant for a player; the state is left unchanged.
+    """
+
+
+class InvalidOptions(ValueError):
+    """Options or a player count that the game does not accept."""
+
+
+class ReplayError(ValueError):
+    """A game record that is malformed or does not replay."""
+
+    def __init__(self, message: str, index: int | None = None, action: str | None = None):
+        super().__init__(message)
+        self.index = index
+        self.action = action
+
+
+@dataclass(frozen=True)
+class Option:
+    """One variant switch of a game, as the lobby offers it."""
+
+    name: str
+    values: tuple[str, ...]
+    default: str
+    label: Mapping[str, str]
+    #: Optional labels for each value: ``{"yucata": {"de": ..., "en": ...}}``.
+    value_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "values": list(self.values),
+            "default": self.default,
+            "label": dict(self.label),
+            "value_labels": {k: dict(v) for k, v in self.value_labels.items()},
+        }
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """A seat's final placing: rank 1 is first, equal ranks are ties."""
+
+    seat: int
+    rank: int
+    score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "rank": self.rank, "score": self.score}
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One applied action: who made it (a seat or ``CHANCE``) and what it was.
+
+    ``visible_to`` is ``None`` for public actions; for a secret chance outcome
+    (a card only its drawer sees) it names the seats that may see it.
+    """
+
+    seat: int
+    action: str
+    visible_to: frozenset[int] | None = None
+
+    def visible(self, viewer: int | None) -> bool:
+        return self.visible_to is None or (viewer is not None and viewer in self.visible_to)
+
+
+HIDDEN_ACTION = "?"
+
+
+def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
+    """Competition ranks (1 = best) for sortable keys where higher is better; equal keys tie."""
+    order = sorted(range(len(keys)), key=lambda i: keys[i], reverse=True)
+    ranks = [0] * len(keys)
+    for pos, i in enumerate(order):
+        if pos > 0 and keys[order[pos - 1]] == keys[i]:
+            ranks[i] = ranks[order[pos - 1]]
+        else:
+            ranks[i] = pos + 1
+    return ranks
+
+
+class Game(ABC):
+    """A registered game: metadata, options and the factory for start states."""
+
+    id: ClassVar[str]
+    title: ClassVar[Mapping[str, str]]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: Bumped whenever a rules change would make old records replay differently.
+    rules_version: ClassVar[str] = "1"
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def option(self, name: str) -> Option:
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        raise KeyError(name)
+
+    def default_options(self) -> dict[str, str]:
+        return {opt.name: opt.default for opt in self.options}
+
+    def validate_options(self, num_players: int, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+        """Fill in defaults and check every value; raise `InvalidOptions` with a clear reason."""
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise InvalidOptions(f"the number of players must be a whole number, not {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise InvalidOptions(
+                f"{self.title['en']} is for {self.min_players} to {self.max_players} players, not {num_players}"
+            )
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidOptions("options must be a mapping of option name to value")
+        result = self.default_options()
+        known = {opt.name: opt for opt in self.options}
+        for name, value in (options or {}).items():
+            if name not in known:
+                raise InvalidOptions(
+                    f"unknown option {name!r} for {self.id}; known: {', '.join(sorted(known)) or 'none'}"
+                )
+            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+            if value not in known[name].values:
+                raise InvalidOptions(
+                    f"option {name!r} must be one of {', '.join(known[name].values)}, not {value!r}"
+                )
+            result[name] = value
+        self.check_options(num_players, result)
+        return result
+
+    def check_options(self, num_players: int, options: dict[str, str]) -> None:
+        """Hook for rules that tie options to the player count; raise `InvalidOptions`."""
+
+    def new_state(self, num_players: int, options: Mapping[str, Any] | None = None) -> State:
+        """The start state for ``num_players`` seats with validated options."""
+        opts = self.validate_options(num_players, options)
+        return self._new_state(num_players, opts)
+
+    @abstractmethod
+    def _new_state(self, num_players: int, options: dict[str, str]) -> State:
+        """Build the start state; options are already validated."""
+
+    def describe_option(self, name: str, value: str, lang: str = "en") -> str:
+        opt = self.option(name)
+        labels = opt.value_labels.get(value)
+        return labels.get(lang, value) if labels else value
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": dict(self.title),
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "rules_version": self.rules_version,
+            "options": [opt.to_json() for opt in self.options],
+        }
+
+
+class State(ABC):
+    """A position of a game.  Subclasses implement the underscored hooks.
+
+    The public methods here add what every game needs the same way: turn and
+    legality checks before anything changes, the history with secret chance
+    outcomes, and JSON-friendly results.
+    """
+
+    def __init__(self, game: Game, num_players: int, options: Mapping[str, str]):
+        self.game = game
+        self.num_players = num_players
+        self.options: dict[str, str] = dict(options)
+        self._history: list[HistoryEntry] = []
+
+    # ----- what a game implements -------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """A seat 0..n-1, `CHANCE`, or `TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[str]:
+        """Legal actions of the seat to move; at a chance node, the possible outcomes."""
+
+    @abstractmethod
+    def _apply(self, action: str) -> None:
+        """Apply an action that `_validate` accepted."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """JSON-serializable view for ``seat`` (``None``: a spectator)."""
+
+    @abstractmethod
+    def result(self) -> list[SeatResult]:
+        """Each seat's rank and score; meaningful once terminal (running scores before)."""
+
+    @abstractmethod
+    def describe(self, action: str, lang: str = "en") -> str:
+        """A short sentence for the log, for an action legal in this state."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """The complete state, hidden information included, as plain JSON data.
+
+        Two states are the same position exactly when their snapshots are equal;
+        the conformance suite and replay checks rely on it.
+        """
+
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        """``(action, probability)`` pairs at a chance node; uniform unless a game says otherwise."""
+        if self.current_player() != CHANCE:
+            return []
+        actions = self.legal_actions()
+        p = 1.0 / len(actions)
+        return [(a, p) for a in actions]
+
+    def _validate(self, action: str) -> None:
+        """Raise `IllegalAction` unless ``action`` is legal now.  Games may override for speed."""
+        if action not in self.legal_actions():
+            raise IllegalAction(self.explain_illegal(action))
+
+    def explain_illegal(self, action: str) -> str:
+        """Why ``action`` is not legal now; games may give more specific reasons."""
+        return f"'{action}' is not a legal action now"
+
+    def _visibility(self, action: str) -> frozenset[int] | None:
+        """For a chance action about to be applied: which seats may see it (``None`` = all)."""
+        return None
+
+    def resample_hidden(self, seat: int | None, rng: random.Random) -> State | None:
+        """A copy in which what ``seat`` cannot see is changed (deck order, others' secrets).
+
+        Used by the conformance suite to prove views hide what they must, and by
+        bots that sample hidden information.  ``None`` when nothing is hidden.
+        """
+        return None
+
+    def describe_hidden(self, action: str, lang: str = "en") -> str:
+        """Log sentence for a secret chance outcome, as seen by a seat that may not see it."""
+        return "Ein verdeckter Zufallsausgang." if lang == "de" else "A hidden chance outcome."
+
+    # ----- shared behaviour -------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def apply_action(self, action: str, seat: int | None = None) -> None:
+        """Apply one legal action; with ``seat``, also check that it is that seat's turn.
+
+        Anything illegal raises `IllegalAction` before the state changes.
+        """
+        if not isinstance(action, str):
+            raise IllegalAction(f"an action must be a string, not {type(action).__name__}")
+        player = self.current_player()
+        if player == TERMINAL:
+            raise IllegalAction("the game is over")
+        if seat is not None and seat != player:
+            if player == CHANCE:
+                raise IllegalAction("it is nobody's turn: a random outcome is due")
+            raise IllegalAction(f"it is not your turn (seat {player + 1} is to move)")
+        self._validate(action)
+        visible_to = self._visibility(action) if player == CHANCE else None
+        self._apply(action)
+        self._history.append(HistoryEntry(player, action, visible_to))
+
+    def history(self, viewer: int | None | str = "all") -> list[HistoryEntry]:
+        """Applied actions with their seats.
+
+        ``history()`` gives everything (for records); ``history(seat)`` or
+        ``history(None)`` (a spectator) replaces secret outcomes by ``"?"``.
+        """
+        if viewer == "all":
+            return list(self._history)
+        seat = viewer if isinstance(viewer, int) else None
+        return [e if e.visible(seat) else HistoryEntry(e.seat, HIDDEN_ACTION, e.visible_to) for e in self._history]
+
+    def move_number(self) -> int:
+        """How many actions have been applied: the sequence number moves are made against."""
+        return len(self._history)
+
+    def clone(self) -> State:
+        """An independent copy.  Games may override with something faster."""
+        return copy.deepcopy(self)
+
+    def result_json(self) -> list[dict[str, Any]]:
+        return [r.to_json() for r in self.result()]
+
+    def returns(self) -> list[float]:
+        """Zero-sum-ish outcome per seat for bots: 1 for a sole winner, split on ties, 0 otherwise."""
+        res = self.result()
+        best = [r.seat for r in res if r.rank == 1]
+        return [1.0 / len(best) if r.seat in best else 0.0 for r in sorted(res, key=lambda r: r.seat)]
+
+
+def sample_chance(state: State, rng: random.Random) -> str:
+    """Pick a chance outcome with its probability."""
+    outcomes = state.chance_outcomes()
+    x = rng.random()
+    acc = 0.0
+    for action, p in outcomes:
+        acc += p
+        if x < acc:
+            return action
+    return outcomes[-1][0]
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"language must be one of {', '.join(LANGS)}, not {lang!r}")
+    return lang
+
+
+def pick(texts: Mapping[str, str], lang: str) -> str:
+    """The text in ``lang``, falling back to English."""
+    return texts.get(lang) or texts["en"]
+
+
+def iter_seats(state: State) -> Iterable[int]:
+    return range(state.num_players)
