@@ -288,7 +288,7 @@ class State(ABC):
         self._apply(action)
         self._history.append(HistoryEntry(player, action, visible_to))
 
-    def history(self, viewer: int | None | str = "all") -> list[HistoryEntry]:
+    def history(self, viewer: int | str | None = "all") -> list[HistoryEntry]:
         """Applied actions with their seats.
 
         ``history()`` gives everything (for records); ``history(seat)`` or

@@ -99,7 +99,7 @@ def replay(data: Any, upto: int | None = None) -> State:
     return state
 
 
-def log(data_or_state: Any, viewer: int | None | str = "all", lang: str = "en") -> list[dict[str, Any]]:
+def log(data_or_state: Any, viewer: int | str | None = "all", lang: str = "en") -> list[dict[str, Any]]:
     """The game log as sentences, as ``viewer`` may see it.
 
     Each sentence is made by ``describe`` in the state before the action, so

@@ -71,7 +71,7 @@ def test_replay_names_first_bad_action() -> None:
     rec = json.loads(json.dumps(engine.record(state)))
     assert engine.replay(rec).snapshot() == state.snapshot()
     rec["actions"][4]["action"] = "die:9"
-    with pytest.raises(engine.ReplayError, match="action 5 .'die:9'. does not apply"):
+    with pytest.raises(engine.ReplayError, match=r"action 5 .'die:9'. does not apply"):
         engine.replay(rec)
     with pytest.raises(engine.ReplayError, match="not valid JSON"):
         engine.replay("{oops")

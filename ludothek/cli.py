@@ -1,0 +1,329 @@
+"""The ``ludothek`` command: play in the terminal, simulate bot games, replay records, serve the portal.
+
+The command line knows no game's rules: it shows a seat's view (through the
+game's ``text.render`` when it has one) and offers exactly the engine's legal
+actions, as the portal does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ludothek import engine
+from ludothek.bots import BOTS, make_bot, play_to_end
+from ludothek.engine import CHANCE, State
+
+DEFAULT_DB = "sqlite:///var/ludothek.sqlite3"
+
+TEXTS = {
+    "your_turn": {"de": "Du bist am Zug. Wähle eine Aktion:", "en": "Your turn. Choose an action:"},
+    "prompt": {"de": "Nummer oder Aktion (q = beenden): ", "en": "Number or action (q = quit): "},
+    "bad_choice": {"de": "Das geht nicht: ", "en": "Not possible: "},
+    "game_over": {"de": "Spielende.", "en": "Game over."},
+    "rank": {"de": "Platz", "en": "Rank"},
+    "score": {"de": "Punkte", "en": "Score"},
+    "you": {"de": "du", "en": "you"},
+    "seat": {"de": "Platz", "en": "Seat"},
+    "bot": {"de": "Bot", "en": "bot"},
+    "saved": {"de": "Partie gespeichert in", "en": "Game record saved to"},
+}
+
+
+def _t(key: str, lang: str) -> str:
+    return TEXTS[key][lang]
+
+
+def parse_options(items: Sequence[str]) -> dict[str, str]:
+    """``["ending=kosmos", "market=all"]`` -> dict; a clear error for anything else."""
+    options: dict[str, str] = {}
+    for item in items:
+        for part in item.split(","):
+            if not part:
+                continue
+            name, sep, value = part.partition("=")
+            if not sep or not name or not value:
+                raise SystemExit(f"ludothek: options are name=value, not {part!r}")
+            options[name.strip()] = value.strip()
+    return options
+
+
+def _new_state(game_id: str, players: int, option_items: Sequence[str]) -> State:
+    try:
+        game = engine.load(game_id)
+    except KeyError as exc:
+        raise SystemExit(f"ludothek: {exc.args[0]}") from None
+    try:
+        return game.new_state(players, parse_options(option_items))
+    except engine.InvalidOptions as exc:
+        raise SystemExit(f"ludothek: {exc}") from None
+
+
+def renderer(game_id: str) -> Callable[[State, int | None, str], str]:
+    """The game's terminal renderer, or a plain JSON dump of the view."""
+    try:
+        module = importlib.import_module(f"ludothek.games.{game_id}.text")
+        render: Callable[[State, int | None, str], str] = module.render
+        return render
+    except (ImportError, AttributeError):
+        return lambda state, seat, lang: json.dumps(state.view(seat), indent=1, ensure_ascii=False)
+
+
+def play(
+    game_id: str,
+    players: int,
+    option_items: Sequence[str],
+    lang: str,
+    seat: int,
+    bot_name: str,
+    seed: int | None,
+    save: str | None,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """An interactive game in the terminal: one human seat, bots in the others."""
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
+    state = _new_state(game_id, players, option_items)
+    if not 0 <= seat < players:
+        raise SystemExit(f"ludothek: --seat must be between 1 and {players}")
+    rng = random.Random(seed)
+    bot = make_bot(bot_name)
+    render = renderer(game_id)
+    shown = 0
+
+    def show_log() -> None:
+        nonlocal shown
+        lines = engine.log(state, viewer=seat, lang=lang)
+        for line in lines[shown:]:
+            who = line["seat"]
+            if who == "chance":
+                label = "  *"
+            else:
+                label = f"  [{_t('you', lang) if who == seat else _t('seat', lang) + ' ' + str(who + 1)}]"
+            print(f"{label} {line['text']}", file=out)
+        shown = len(lines)
+
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply_action(engine.sample_chance(state, rng))
+            continue
+        if player != seat:
+            state.apply_action(bot.choose(state, rng))
+            continue
+        show_log()
+        print("", file=out)
+        print(render(state, seat, lang), file=out)
+        actions = state.legal_actions()
+        print("\n" + _t("your_turn", lang), file=out)
+        for i, action in enumerate(actions, 1):
+            print(f"  {i:>3}. {state.describe(action, lang)}  [{action}]", file=out)
+        while True:
+            print(_t("prompt", lang), end="", file=out, flush=True)
+            answer = stdin.readline()
+            if not answer or answer.strip().lower() in ("q", "quit", "exit"):
+                _save(state, save, lang, out)
+                return 0
+            answer = answer.strip()
+            choice = actions[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(actions) else answer
+            try:
+                state.apply_action(choice, seat=seat)
+                break
+            except engine.IllegalAction as exc:
+                print(_t("bad_choice", lang) + str(exc), file=out)
+    show_log()
+    print("\n" + render(state, seat, lang), file=out)
+    print("\n" + _t("game_over", lang), file=out)
+    for r in sorted(state.result(), key=lambda r: r.rank):
+        who = _t("you", lang) if r.seat == seat else f"{_t('bot', lang)} {r.seat + 1}"
+        print(f"  {_t('rank', lang)} {r.rank}: {who} ({_t('score', lang)} {r.score})", file=out)
+    _save(state, save, lang, out)
+    return 0
+
+
+def _save(state: State, path: str | None, lang: str, out: TextIO) -> None:
+    if path:
+        Path(path).write_text(json.dumps(engine.record(state), indent=1))
+        print(f"{_t('saved', lang)} {path}", file=out)
+
+
+def simulate(
+    game_id: str,
+    games: int,
+    players: int,
+    option_items: Sequence[str],
+    seed: int,
+    bot_name: str,
+    progress: bool,
+    out: TextIO | None = None,
+) -> dict[str, Any]:
+    """Bots play each other; print length, wins by seat and speed."""
+    out = out or sys.stdout
+    from tqdm import tqdm
+
+    if games < 1:
+        raise SystemExit("ludothek: --games must be at least 1")
+    template = _new_state(game_id, players, option_items)
+    rng = random.Random(seed)
+    bots = [make_bot(bot_name) for _ in range(players)]
+    wins = [0.0] * players
+    turns: list[int] = []
+    actions: list[int] = []
+    start = time.perf_counter()
+    for _ in tqdm(range(games), disable=not progress, unit="game", file=sys.stderr):
+        state = template.clone()
+        play_to_end(state, bots, rng)
+        for s, share in enumerate(state.returns()):
+            wins[s] += share
+        hist = state.history()
+        actions.append(len(hist))
+        turns.append(_count_turns(hist))
+    elapsed = time.perf_counter() - start
+    stats = {
+        "game": game_id,
+        "games": games,
+        "players": players,
+        "options": dict(template.options),
+        "average_turns": sum(turns) / games,
+        "average_actions": sum(actions) / games,
+        "wins_by_seat": wins,
+        "games_per_second": games / elapsed if elapsed > 0 else float("inf"),
+        "seconds": elapsed,
+    }
+    print(f"{games} games of {game_id}, {players} players, options {stats['options']}", file=out)
+    print(f"  average length: {stats['average_turns']:.1f} turns ({stats['average_actions']:.1f} actions)", file=out)
+    for s, w in enumerate(wins):
+        print(f"  seat {s + 1}: {w:g} wins ({100 * w / games:.1f} %)", file=out)
+    print(f"  {stats['games_per_second']:.1f} games per second ({elapsed:.2f} s)", file=out)
+    return stats
+
+
+def _count_turns(history: Sequence[engine.HistoryEntry]) -> int:
+    """Turns = runs of consecutive actions by the same seat (chance actions do not break a run)."""
+    count, last = 0, None
+    for entry in history:
+        if entry.seat == CHANCE:
+            continue
+        if entry.seat != last:
+            count += 1
+            last = entry.seat
+    return count
+
+
+def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise SystemExit(f"ludothek: cannot read {path}: {exc.strerror}") from None
+    try:
+        state = engine.replay(text)
+        lines = engine.log(text, viewer="all" if viewer is None else viewer, lang=lang)
+    except engine.ReplayError as exc:
+        print(f"ludothek: {path}: {exc}", file=sys.stderr)
+        return 1
+    for line in lines:
+        who = "*" if line["seat"] == "chance" else f"{line['seat'] + 1}"
+        print(f"{line['n']:>5} [{who}] {line['text']}", file=out)
+    if state.is_terminal():
+        print(_t("game_over", lang), file=out)
+        for r in sorted(state.result(), key=lambda r: r.rank):
+            print(f"  {_t('rank', lang)} {r.rank}: {_t('seat', lang)} {r.seat + 1} ({_t('score', lang)} {r.score})",
+                  file=out)
+    return 0
+
+
+def serve(db: str, host: str, port: int, redis: str | None) -> int:
+    portal = importlib.import_module("ludothek.portal")
+    if db.startswith("sqlite:///") and not db.startswith("sqlite:////"):
+        Path(db.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    kwargs: dict[str, Any] = {"redis_url": redis} if redis else {}
+    portal.serve(db, host, port, **kwargs)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ids = ", ".join(engine.games())
+    parser = argparse.ArgumentParser(
+        prog="ludothek",
+        description="Ludothek: board games turn by turn. Play in the terminal, let bots play, "
+        "replay records, or serve the web portal.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def game_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("game", help=f"game id ({ids})")
+        p.add_argument("--players", "-p", type=int, default=2, help="number of players (default 2)")
+        p.add_argument("--options", "-o", action="append", default=[], metavar="NAME=VALUE",
+                       help="a game option, e.g. ending=kosmos; repeat or separate by commas")
+        p.add_argument("--bot", default="random", choices=sorted(BOTS), help="bot for the other seats")
+
+    p_play = sub.add_parser("play", help="play a game in the terminal against bots")
+    game_args(p_play)
+    p_play.add_argument("--lang", choices=engine.LANGS, default="de", help="language (de or en)")
+    p_play.add_argument("--seat", type=int, default=1, help="your seat, 1 = first (default 1)")
+    p_play.add_argument("--seed", type=int, default=None, help="random seed for dice and bots")
+    p_play.add_argument("--save", metavar="FILE", help="write the game record to FILE at the end")
+
+    p_sim = sub.add_parser("simulate", help="let bots play each other and print statistics")
+    game_args(p_sim)
+    p_sim.add_argument("--games", "-n", type=int, default=100, help="number of games (default 100)")
+    p_sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p_sim.add_argument("--json", action="store_true", help="also print the statistics as JSON")
+    p_sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p_rep = sub.add_parser("replay", help="replay a game record and print its log")
+    p_rep.add_argument("file", help="a JSON game record")
+    p_rep.add_argument("--lang", choices=engine.LANGS, default="de")
+    p_rep.add_argument("--seat", type=int, default=None, help="show the log as this seat sees it (1 = first)")
+
+    p_srv = sub.add_parser("serve", help="run the web portal")
+    p_srv.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    p_srv.add_argument("--host", default="127.0.0.1")
+    p_srv.add_argument("--port", type=int, default=8000)
+    p_srv.add_argument("--redis", default=None, help="Redis URL for live updates across processes")
+
+    sub.add_parser("games", help="list the games and their options")
+    return parser
+
+
+def list_games(out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    for gid in engine.games():
+        game = engine.load(gid)
+        print(f"{gid}: {game.title['en']} / {game.title['de']} ({game.min_players}-{game.max_players} players)",
+              file=out)
+        for opt in game.options:
+            print(f"    {opt.name} = {' | '.join(opt.values)} (default {opt.default}): {opt.label['en']}", file=out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "play":
+        return play(args.game, args.players, args.options, args.lang, args.seat - 1, args.bot, args.seed, args.save)
+    if args.command == "simulate":
+        stats = simulate(args.game, args.games, args.players, args.options, args.seed, args.bot,
+                         progress=not args.no_progress and args.games >= 200)
+        if args.json:
+            print(json.dumps(stats))
+        return 0
+    if args.command == "replay":
+        return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
+    if args.command == "serve":
+        return serve(args.db, args.host, args.port, args.redis)
+    if args.command == "games":
+        return list_games()
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
