@@ -1,0 +1,31 @@
+"""Carpe Diem (Stefan Feld, alea; 2nd edition rules as played on Yucata) for 2 to 4 players.
+
+Modules: ``geometry`` (tile sides and cells), ``components`` (the data files),
+``district`` (building rules), ``scoring`` (cards and end scoring), ``state``
+(the flow of a game), ``views`` (what a seat sees, log sentences), ``text``
+(terminal rendering), ``greedy`` (a simple bot used to check the component set).
+"""
+
+from __future__ import annotations
+
+from ludothek.engine import Game, State
+
+from .components import load
+from .state import CarpeDiemState
+
+
+class CarpeDiemGame(Game):
+    id = "carpediem"
+    title = {"de": "Carpe Diem", "en": "Carpe Diem"}
+    min_players = 2
+    max_players = 4
+    rules_version = "1"
+    options = ()
+
+    def _new_state(self, num_players: int, options: dict[str, str]) -> State:
+        return CarpeDiemState(self, num_players, options, load())
+
+
+GAME = CarpeDiemGame()
+
+__all__ = ["GAME", "CarpeDiemGame", "CarpeDiemState"]

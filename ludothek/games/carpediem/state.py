@@ -1,0 +1,651 @@
+"""The flow of a game of Carpe Diem: setup, turns, rewards, scoring rounds, the end.
+
+The state is a small machine driven by ``stage``.  Every shuffle and deal is a
+chance action (``start:``, ``board:``, ``frame:``, ``card:``, ``tile:``,
+``fountain:``); every decision is a player action.  ``docs/games/carpediem.md``
+lists the notation.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ludothek.engine import CHANCE, TERMINAL, Game, SeatResult, State, ranks_from_keys
+
+from . import scoring
+from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, WARES, ComponentSet, ScoringCard, load
+from .district import District, Feature
+from .geometry import ROTATIONS, cell_name, parse_cell
+
+PLAYER_STAGES = ("place", "move", "take", "build", "freturn", "seal", "sealbuild", "disc", "card")
+CHANCE_STAGES = ("start", "board", "frame", "deal", "reveal", "fdraw")
+CARD_MODES = ("fulfil", "bread", "both", "fail")
+#: Order in which the rewards of features completed by one tile are given.
+REWARD_ORDER = {"landscape": 0, "dwelling": 1, "single": 2, "villa": 3}
+
+
+class Player:
+    """Everything one seat owns."""
+
+    __slots__ = ("bread", "coins", "discs", "district", "fountains", "pos", "stamp", "steps", "stored", "vp", "wares")
+
+    def __init__(self, district: District):
+        self.district = district
+        self.wares: dict[str, int] = dict.fromkeys(WARES, 0)
+        self.coins = 0
+        self.bread = 0
+        self.vp = 0  # starting points, scoring cards and penalties
+        self.steps = 0  # banner steps taken = banner points
+        self.stamp = 0  # when the disc last arrived on its banner space (higher = on top)
+        self.stored: list[str] = []
+        self.fountains: list[str] = []
+        self.discs = 4
+        self.pos: int | None = None
+
+    def copy(self) -> Player:
+        other = Player.__new__(Player)
+        for name in Player.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.district = self.district.copy()
+        other.wares = dict(self.wares)
+        other.stored = list(self.stored)
+        other.fountains = list(self.fountains)
+        return other
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "district": self.district.to_json(), "wares": dict(self.wares), "coins": self.coins,
+            "bread": self.bread, "vp": self.vp, "steps": self.steps, "stamp": self.stamp,
+            "stored": list(self.stored), "fountains": list(self.fountains), "discs": self.discs, "pos": self.pos,
+        }
+
+
+def circle_name(a: int, b: int) -> str:
+    return f"{a}-{b}"
+
+
+class CarpeDiemState(State):
+    """A position; see the module docstring for the stages."""
+
+    def __init__(self, game: Game, num_players: int, options: dict[str, str], comp: ComponentSet | None = None):
+        super().__init__(game, num_players, options)
+        self.comp = comp or load()
+        rules = self.comp.rules
+        self.setup = rules.setups[num_players]
+        self.stage = "start"
+        self.start = -1
+        self.pass_no = 0
+        self.turn_index = 0
+        self.players: list[Player] = []
+        self.boards_left = sorted(self.comp.boards)
+        self.frames_left = sorted(self.comp.frames)
+        self.pending_boards: list[str] = []
+        self.pending_frames: list[list[str]] = [[] for _ in range(num_players)]
+        cells = rules.grid_rows * rules.grid_cols
+        self.slots: list[str | None] = [None] * (cells + 1)  # index 1..12
+        self.deal_slots = [s for s in range(1, cells + 1) if s not in self.setup.empty_slots]
+        self.deal_letters = dict(self.setup.cards_per_letter)
+        self.cards_left = {L: sorted(c.id for c in self.comp.cards.values() if c.letter == L) for L in "ABCD"}
+        self.discs: dict[str, int] = {}
+        self.light_left = self.comp.tiles_with_back("light")
+        self.dark_left = self.comp.tiles_with_back("dark")
+        self.seal: list[str | None] = []
+        self.rondel: list[list[str]] = [[] for _ in range(rules.rondel_spaces)]
+        self.taken = [0] * rules.rondel_spaces
+        self.removed: list[str] = []  # tiles that left the game unused (2 and 3 players)
+        self.reveal_left = 0
+        self.reveal_target = "seal"
+        self.held: str | None = None
+        self.pending: list[str] = []  # rewards still due this turn: "fountain" / "craftsman"
+        self.fdeck = {k: f.copies for k, f in self.comp.fountains.items()}
+        self.fbottom: list[tuple[str, int]] = []  # returned cards under the pile: (kind, who returned it)
+        self.fdrawn: list[str] = []
+        self.fdraw_left = 0
+        self.order: list[int] = []
+        self.order_index = 0
+        self.cards_due: list[int] = []
+        self.stamp_counter = 0
+        self.final: list[int] | None = None
+        self.actor = -1  # the seat whose decision is due in turn stages
+
+    # ----- helpers -----------------------------------------------------------------
+    def clone(self) -> CarpeDiemState:
+        other = CarpeDiemState.__new__(CarpeDiemState)
+        other.__dict__.update(self.__dict__)
+        other._history = list(self._history)
+        other.options = dict(self.options)
+        other.players = [p.copy() for p in self.players]
+        for name in ("boards_left", "frames_left", "pending_boards", "slots", "deal_slots", "light_left",
+                     "dark_left", "seal", "taken", "removed", "pending", "fbottom", "fdrawn", "order", "cards_due"):
+            setattr(other, name, list(getattr(self, name)))
+        other.pending_frames = [list(f) for f in self.pending_frames]
+        other.deal_letters = dict(self.deal_letters)
+        other.cards_left = {k: list(v) for k, v in self.cards_left.items()}
+        other.discs = dict(self.discs)
+        other.rondel = [list(r) for r in self.rondel]
+        other.fdeck = dict(self.fdeck)
+        other.final = list(self.final) if self.final is not None else None
+        return other
+
+    def seat_of_turn(self) -> int:
+        return (self.start + self.pass_no + self.turn_index) % self.num_players
+
+    def card(self, slot: int) -> ScoringCard:
+        cid = self.slots[slot]
+        assert cid is not None
+        return self.comp.cards[cid]
+
+    def circles(self) -> list[tuple[int, int]]:
+        """Every circle of the scoring grid: a pair of orthogonally neighbouring card spaces."""
+        rows, cols = self.comp.rules.grid_rows, self.comp.rules.grid_cols
+        out = []
+        for r in range(rows):
+            for c in range(cols):
+                s = r * cols + c + 1
+                if c + 1 < cols:
+                    out.append((s, s + 1))
+                if r + 1 < rows:
+                    out.append((s, s + cols))
+        return sorted(out)
+
+    def free_circles(self) -> list[tuple[int, int]]:
+        return [(a, b) for a, b in self.circles()
+                if self.slots[a] is not None and self.slots[b] is not None and circle_name(a, b) not in self.discs]
+
+    def banner_order(self) -> list[int]:
+        """Seats from the front of the banner track to the back; on one space the top disc first."""
+        L = self.comp.rules.banner_track_length
+        return sorted(range(self.num_players),
+                      key=lambda s: (-min(self.players[s].steps, L), -self.players[s].stamp))
+
+    def running_total(self, seat: int) -> int:
+        """The public total as Yucata shows it: cards, banner, frame goals and completed villas."""
+        p = self.players[seat]
+        return p.vp + p.steps + p.district.frame_vp() + p.district.villa_vp()
+
+    def final_total(self, seat: int) -> int:
+        p = self.players[seat]
+        leftovers = scoring.leftover_items(p.wares, p.coins, p.bread, len(p.stored))
+        return (self.running_total(seat) + leftovers // self.comp.rules.leftover_divisor
+                + scoring.fountain_vp(self.comp, p.fountains, p.district))
+
+    def _advance(self, seat: int, steps: int) -> None:
+        if steps <= 0:
+            return
+        self.players[seat].steps += steps
+        self.stamp_counter += 1
+        self.players[seat].stamp = self.stamp_counter
+
+    def move_targets(self, seat: int) -> list[int]:
+        """Spaces the patrician reaches without bread: a neighbour, skipping spaces without tiles."""
+        pos = self.players[seat].pos
+        assert pos is not None
+        n = len(self.rondel)
+        out: list[int] = []
+        for d in (1, -1):
+            t = (pos + d) % n
+            while not self.rondel[t] and t != pos:
+                t = (t + d) % n
+            if self.rondel[t] and t not in out:
+                out.append(t)
+        return sorted(out)
+
+    def placeable_seals(self, seat: int) -> list[str]:
+        d = self.players[seat].district
+        return [t for t in dict.fromkeys(s for s in self.seal if s) if d.can_place(self.comp.tiles[t])]
+
+    def fountain_deck_size(self) -> int:
+        return sum(self.fdeck.values()) + len(self.fbottom)
+
+    # ----- the contract ------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.stage == "end":
+            return TERMINAL
+        if self.stage in CHANCE_STAGES:
+            return CHANCE
+        return self.actor
+
+    def legal_actions(self) -> list[str]:
+        st = self.stage
+        if st == "end":
+            return []
+        if st == "start":
+            return [f"start:{s}" for s in range(self.num_players)]
+        if st == "board":
+            return [f"board:{b}" for b in self.boards_left]
+        if st == "frame":
+            return [f"frame:{f}" for f in self.frames_left]
+        if st == "deal":
+            return [f"card:{c}" for L in "ABCD" if self.deal_letters.get(L) for c in self.cards_left[L]]
+        if st == "reveal":
+            return [f"tile:{t}" for t in self._reveal_stack()]
+        if st == "fdraw":
+            return [f"fountain:{k}" for k, n in self.fdeck.items() if n > 0]
+        seat = self.actor
+        p = self.players[seat]
+        if st == "place":
+            used = {q.pos for q in self.players}
+            return [f"place:{s + 1}" for s in range(len(self.rondel)) if s not in used]
+        if st == "move":
+            normal = self.move_targets(seat)
+            acts = [f"move:{t + 1}" for t in normal]
+            if p.bread > 0:
+                acts += [f"move:{t + 1}:bread" for t in range(len(self.rondel)) if self.rondel[t] and t not in normal]
+            return acts
+        if st == "take":
+            assert p.pos is not None
+            return [f"take:{t}" for t in self.rondel[p.pos]]
+        if st in ("build", "sealbuild"):
+            assert self.held is not None
+            acts = [f"build:{cell_name(c)}:{r}" for c, r in p.district.placements(self.comp.tiles[self.held])]
+            return [*acts, "store"] if st == "build" else acts
+        if st == "freturn":
+            if len(self.fdrawn) < 2:
+                return ["keep"]
+            return [f"return:new{i + 1}" for i in range(len(self.fdrawn))] + [
+                f"return:old{i + 1}" for i in range(len(p.fountains))]
+        if st == "seal":
+            return [f"seal:{t}" for t in self.placeable_seals(seat)]
+        if st == "disc":
+            return [f"disc:{circle_name(a, b)}" for a, b in self.free_circles()]
+        if st == "card":
+            return [f"card:{slot}:{mode}" for slot in self.cards_due for mode in self.card_modes(seat, slot)]
+        raise AssertionError(st)  # pragma: no cover
+
+    def card_modes(self, seat: int, slot: int) -> list[str]:
+        """How ``seat`` may resolve the card on ``slot``: with its own goods, with bread, both, or fail."""
+        p = self.players[seat]
+        card = self.card(slot)
+        times = scoring.card_times(card, p.district, p.wares, p.coins)
+        bread = p.bread >= self.comp.rules.bread_per_card
+        modes = []
+        if times:
+            modes.append("fulfil")
+        if bread and card.colour == "red":
+            modes.append("bread")
+        if bread and (times or card.colour == "green"):
+            modes.append("both")
+        return modes or ["fail"]
+
+    def _reveal_stack(self) -> list[str]:
+        if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1:
+            return self.dark_left
+        return self.light_left
+
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        if self.stage == "deal":
+            slots_left = sum(self.deal_letters.values())
+            out = []
+            for L in "ABCD":
+                k = self.deal_letters.get(L, 0)
+                if k:
+                    pool = self.cards_left[L]
+                    out += [(f"card:{c}", k / slots_left / len(pool)) for c in pool]
+            return out
+        if self.stage == "fdraw":
+            total = sum(self.fdeck.values())
+            return [(f"fountain:{k}", n / total) for k, n in self.fdeck.items() if n > 0]
+        return super().chance_outcomes()
+
+    def _visibility(self, action: str) -> frozenset[int] | None:
+        if action.startswith("fountain:"):
+            return frozenset({self.actor})
+        return None
+
+    def explain_illegal(self, action: str) -> str:
+        if self.stage == "end":
+            return "the game is over"
+        head = action.split(":", 1)[0] if isinstance(action, str) else ""
+        wanted = {
+            "place": "place your patrician with place:<space>",
+            "move": "move your patrician with move:<space> (or move:<space>:bread)",
+            "take": "take a tile from your space with take:<tile>",
+            "build": "build the tile with build:<cell>:<rotation> where it fits, or store it",
+            "sealbuild": "build the seal tile with build:<cell>:<rotation> where it fits",
+            "freturn": "return one fountain card with return:new<i> or return:old<i>",
+            "seal": "choose a seal-space tile that fits with seal:<tile>",
+            "disc": "put a disc on a free circle with disc:<a>-<b>",
+            "card": "resolve one of your two cards with card:<slot>:<fulfil|bread|both|fail>",
+        }.get(self.stage)
+        if head == "build" and self.stage in ("build", "sealbuild"):
+            return f"'{action}' does not fit: the tile must touch a built tile and match every neighbour and the frame"
+        if wanted:
+            return f"'{action}' is not legal now: {wanted}"
+        return f"'{action}' is not legal now: a random outcome is due"
+
+    # ----- applying ----------------------------------------------------------------
+    def _apply(self, action: str) -> None:
+        head, _, arg = action.partition(":")
+        handler = getattr(self, f"_do_{head}")
+        handler(arg)
+
+    def _do_start(self, arg: str) -> None:
+        self.start = int(arg)
+        n = self.num_players
+        self.players = []
+        self.stage = "board"
+        assert 0 <= self.start < n
+
+    def _do_board(self, arg: str) -> None:
+        self.boards_left.remove(arg)
+        self.pending_boards.append(arg)
+        if len(self.pending_boards) == self.num_players:
+            self.stage = "frame"
+
+    def _do_frame(self, arg: str) -> None:
+        self.frames_left.remove(arg)
+        seat = next(s for s in range(self.num_players) if len(self.pending_frames[s]) < 4)
+        self.pending_frames[seat].append(arg)
+        if all(len(f) == 4 for f in self.pending_frames):
+            self._create_players()
+            self.stage = "deal"
+
+    def _create_players(self) -> None:
+        n = self.num_players
+        self.players = [Player(District(self.comp, self.pending_boards[s], self.pending_frames[s])) for s in range(n)]
+        for i in range(n):
+            seat = (self.start + i) % n
+            self.players[seat].vp = self.setup.starting_vp[i]
+            self.stamp_counter += 1
+            self.players[seat].stamp = self.stamp_counter
+
+    def _do_card(self, arg: str) -> None:
+        if self.stage == "card":
+            self._resolve_card(arg)
+            return
+        card = self.comp.cards[arg]
+        self.cards_left[card.letter].remove(arg)
+        self.deal_letters[card.letter] -= 1
+        slot = self.deal_slots[sum(1 for s in self.slots if s is not None)]
+        self.slots[slot] = arg
+        if sum(self.deal_letters.values()) == 0:
+            self.stage = "place"
+            self.actor = self.start
+
+    def _do_place(self, arg: str) -> None:
+        self.players[self.actor].pos = int(arg) - 1
+        if all(p.pos is not None for p in self.players):
+            self._begin_reveal("seal")
+        else:
+            self.actor = (self.actor + 1) % self.num_players
+
+    def _begin_reveal(self, target: str) -> None:
+        self.stage = "reveal"
+        self.reveal_target = target
+        rules = self.comp.rules
+        self.reveal_left = rules.seal_spaces if target == "seal" else rules.rondel_spaces * rules.tiles_per_space
+
+    def _do_tile(self, arg: str) -> None:
+        self._reveal_stack().remove(arg)
+        rules = self.comp.rules
+        if self.reveal_target == "seal":
+            self.seal.append(arg)
+        else:
+            done = rules.rondel_spaces * rules.tiles_per_space - self.reveal_left
+            self.rondel[done // rules.tiles_per_space].append(arg)
+        self.reveal_left -= 1
+        if self.reveal_left == 0:
+            if self.reveal_target == "seal":
+                self._begin_reveal("rondel")
+            else:
+                self.taken = [0] * rules.rondel_spaces
+                self.turn_index = 0
+                self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        self.actor = self.seat_of_turn()
+        self.stage = "move"
+
+    def _do_move(self, arg: str) -> None:
+        space, _, bread = arg.partition(":")
+        p = self.players[self.actor]
+        if bread:
+            p.bread -= 1
+        p.pos = int(space) - 1
+        self.stage = "take"
+
+    def _do_take(self, arg: str) -> None:
+        p = self.players[self.actor]
+        assert p.pos is not None
+        space = self.rondel[p.pos]
+        space.remove(arg)
+        self.taken[p.pos] += 1
+        if self.taken[p.pos] >= self.setup.taken_before_clear:
+            self.removed.extend(space)  # the rest leave the game (2 and 3 players)
+            space.clear()
+        self.held = arg
+        self.stage = "build"
+
+    def _do_store(self, arg: str) -> None:
+        assert self.held is not None
+        self.players[self.actor].stored.append(self.held)
+        self.held = None
+        self._continue_turn()
+
+    def _do_build(self, arg: str) -> None:
+        cell_text, _, rot_text = arg.partition(":")
+        cell, rotation = parse_cell(cell_text), int(rot_text)
+        assert self.held is not None and rotation in ROTATIONS
+        seat = self.actor
+        p = self.players[seat]
+        tile = self.comp.tiles[self.held]
+        self.held = None
+        features = p.district.place(tile, rotation, cell)
+        if cell in self.comp.boards[p.district.board].banners:
+            self._advance(seat, 1)
+        self._reward(seat, features)
+        p.district.new_goals()
+        self._continue_turn()
+
+    def _reward(self, seat: int, features: list[Feature]) -> None:
+        """Give the rewards of features completed by one tile; fountains and craftsmen wait in `pending`."""
+        p = self.players[seat]
+        for f in sorted(features, key=lambda f: REWARD_ORDER[f.family]):
+            if f.kind in LANDSCAPES:
+                ware = LANDSCAPES[f.kind]
+                p.wares[ware] += len(f.cells) - 1
+            elif f.kind == "administrator":
+                self._advance(seat, 2)
+            elif f.kind == "merchant":
+                total = sum(p.wares.values())
+                p.wares = dict.fromkeys(WARES, 0)
+                p.coins += total + 1
+            elif f.kind == "baker":
+                p.bread += 2
+            elif f.kind == "craftsman":
+                self.pending.append("craftsman")
+            elif f.kind == "market":
+                p.coins += 1
+            elif f.kind == "bakery":
+                p.bread += 1
+            elif f.kind == "fountain":
+                self.pending.append("fountain")
+        assert all(f.kind in (*LANDSCAPES, *DWELLINGS, *SINGLES, VILLA) for f in features)
+
+    def _continue_turn(self) -> None:
+        """Give the next waiting reward, or end the turn."""
+        while self.pending:
+            reward = self.pending.pop(0)
+            if reward == "craftsman":
+                if self.placeable_seals(self.actor):
+                    self.stage = "seal"
+                    return
+                continue  # no seal-space tile fits: the reward lapses
+            if self._start_fountain():
+                return
+        self._end_turn()
+
+    def _start_fountain(self) -> bool:
+        """Look at the top two fountain cards; False when the pile is empty."""
+        self.fdrawn = []
+        self.fdraw_left = min(2, self.fountain_deck_size())
+        if self.fdraw_left == 0:
+            return False
+        self._draw_known()
+        return True
+
+    def _draw_known(self) -> None:
+        """Draw from the returned cards under the pile once the unknown part is used up."""
+        while self.fdraw_left and not sum(self.fdeck.values()):
+            self.fdrawn.append(self.fbottom.pop(0)[0])
+            self.fdraw_left -= 1
+        self.stage = "fdraw" if self.fdraw_left else "freturn"
+
+    def _do_fountain(self, arg: str) -> None:
+        self.fdeck[arg] -= 1
+        self.fdrawn.append(arg)
+        self.fdraw_left -= 1
+        self._draw_known()
+
+    def _do_keep(self, arg: str) -> None:
+        self.players[self.actor].fountains.extend(self.fdrawn)
+        self.fdrawn = []
+        self._continue_turn()
+
+    def _do_return(self, arg: str) -> None:
+        p = self.players[self.actor]
+        index = int(arg[3:]) - 1
+        back = self.fdrawn.pop(index) if arg.startswith("new") else p.fountains.pop(index)
+        p.fountains.extend(self.fdrawn)
+        self.fdrawn = []
+        self.fbottom.append((back, self.actor))
+        self._continue_turn()
+
+    def _do_seal(self, arg: str) -> None:
+        self.seal[self.seal.index(arg)] = None
+        self.held = arg
+        self.stage = "sealbuild"
+
+    def _end_turn(self) -> None:
+        self.turn_index += 1
+        if self.turn_index < self.comp.rules.rondel_spaces * self.num_players:
+            self._begin_turn()
+            return
+        self.order = self.banner_order()
+        self.order_index = 0
+        self.stage = "disc"
+        self.actor = self.order[0]
+
+    # ----- scoring rounds ----------------------------------------------------------
+    def _do_disc(self, arg: str) -> None:
+        a, b = (int(x) for x in arg.split("-"))
+        self.discs[arg] = self.actor
+        self.players[self.actor].discs -= 1
+        self.cards_due = [a, b]
+        self.stage = "card"
+
+    def _resolve_card(self, arg: str) -> None:
+        slot_text, _, mode = arg.partition(":")
+        slot = int(slot_text)
+        seat = self.actor
+        p = self.players[seat]
+        card = self.card(slot)
+        times = 0
+        if mode in ("fulfil", "both"):
+            times = scoring.card_times(card, p.district, p.wares, p.coins)
+            if card.colour == "red":
+                p.coins = scoring.pay(card, times, p.wares, p.coins)
+        if mode in ("bread", "both"):
+            p.bread -= self.comp.rules.bread_per_card
+            times += 1
+        if mode == "fail":
+            p.vp = max(0, p.vp - self.comp.rules.penalty)
+        for item, n in card.reward:
+            amount = n * times
+            if item == "vp":
+                p.vp += amount
+            elif item == "coins":
+                p.coins += amount
+            elif item == "bread":
+                p.bread += amount
+            else:
+                self._advance(seat, amount)
+        self.cards_due.remove(slot)
+        if self.cards_due:
+            return
+        self.order_index += 1
+        if self.order_index < self.num_players:
+            self.actor = self.order[self.order_index]
+            self.stage = "disc"
+            return
+        if self.pass_no + 1 < self.comp.rules.passes:
+            self.pass_no += 1
+            self._begin_reveal("rondel")
+            return
+        self.final = [self.final_total(s) for s in range(self.num_players)]
+        self.stage = "end"
+
+    # ----- results, views, records -------------------------------------------------
+    def result(self) -> list[SeatResult]:
+        if not self.players:
+            return [SeatResult(s, 1, 0) for s in range(self.num_players)]
+        scores = self.final if self.final is not None else [self.running_total(s) for s in range(self.num_players)]
+        order = self.banner_order()
+        keys = [(scores[s], order.index(s)) for s in range(self.num_players)]  # tie: furthest back wins
+        ranks = ranks_from_keys(keys)
+        return [SeatResult(s, ranks[s], scores[s]) for s in range(self.num_players)]
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        from .views import build_view
+
+        return build_view(self, seat)
+
+    def describe(self, action: str, lang: str = "en") -> str:
+        from .views import describe
+
+        return describe(self, action, lang)
+
+    def describe_hidden(self, action: str, lang: str = "en") -> str:
+        who = self.actor + 1
+        return f"Spieler {who} sieht eine Brunnenkarte an." if lang == "de" else f"Player {who} looks at a fountain card."
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage, "start": self.start, "pass": self.pass_no, "turn_index": self.turn_index,
+            "actor": self.actor, "players": [p.to_json() for p in self.players],
+            "boards_left": self.boards_left, "frames_left": self.frames_left,
+            "pending_boards": self.pending_boards, "pending_frames": self.pending_frames,
+            "slots": self.slots, "deal_letters": self.deal_letters, "cards_left": self.cards_left,
+            "discs": dict(sorted(self.discs.items())), "light_left": self.light_left, "dark_left": self.dark_left,
+            "seal": self.seal, "rondel": self.rondel, "taken": self.taken, "removed": self.removed,
+            "reveal_left": self.reveal_left,
+            "reveal_target": self.reveal_target, "held": self.held, "pending": self.pending,
+            "fdeck": self.fdeck, "fbottom": [list(x) for x in self.fbottom], "fdrawn": self.fdrawn,
+            "fdraw_left": self.fdraw_left, "order": self.order, "order_index": self.order_index,
+            "cards_due": self.cards_due, "stamp_counter": self.stamp_counter, "final": self.final,
+        }
+
+    def resample_hidden(self, seat: int | None, rng: random.Random) -> State | None:
+        """Deal the fountain cards ``seat`` cannot see afresh, and swap others' stored tiles."""
+        other = self.clone()
+        if not other.players:
+            return None
+        secret_fountains = other.stage != "end"
+        pool: list[str] = [k for k, n in other.fdeck.items() for _ in range(n)]
+        for s, p in enumerate(other.players):
+            if s != seat and secret_fountains:
+                pool += p.fountains
+        drawer_hidden = other.stage in ("fdraw", "freturn") and other.actor != seat
+        if drawer_hidden:
+            pool += other.fdrawn
+        hidden_bottom = [i for i, (_, who) in enumerate(other.fbottom) if who != seat]
+        pool += [other.fbottom[i][0] for i in hidden_bottom]
+        rng.shuffle(pool)
+        deck_size = sum(other.fdeck.values())
+        other.fdeck = dict.fromkeys(other.fdeck, 0)
+        for k in pool[:deck_size]:
+            other.fdeck[k] += 1
+        rest = pool[deck_size:]
+        for s, p in enumerate(other.players):
+            if s != seat and secret_fountains:
+                p.fountains, rest = rest[: len(p.fountains)], rest[len(p.fountains):]
+        if drawer_hidden:
+            other.fdrawn, rest = rest[: len(other.fdrawn)], rest[len(other.fdrawn):]
+        for i in hidden_bottom:
+            other.fbottom[i] = (rest.pop(0), other.fbottom[i][1])
+        spare = other.light_left + other.dark_left
+        for s, p in enumerate(other.players):
+            if s != seat and p.stored and spare:
+                p.stored = [rng.choice(spare) for _ in p.stored]
+        return other

@@ -1,0 +1,160 @@
+"""Log sentences and refusal reasons for Machi Koro actions, in German and English.
+
+A sentence is made in the state *before* the action, so it can name who acts
+and what a card costs at that moment.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ludothek.engine import CHANCE, TERMINAL, IllegalAction
+from ludothek.engine.core import check_lang
+
+from . import notation as N
+from .cards import ESTABLISHMENTS, IS_PURPLE, LANDMARKS
+
+if TYPE_CHECKING:
+    from .rules import MachiKoroState
+
+
+def player_name(seat: int, lang: str) -> str:
+    return f"{'Spieler' if lang == 'de' else 'Player'} {seat + 1}"
+
+
+def _coins(n: int, lang: str) -> str:
+    if lang == "de":
+        return f"{n} Münze" if n == 1 else f"{n} Münzen"
+    return f"{n} coin" if n == 1 else f"{n} coins"
+
+
+def _roll_effect(state: MachiKoroState, action: str, lang: str) -> str:
+    """What the roll does to everybody's coins, found by applying it to a copy."""
+    child = state.clone()
+    try:
+        child.apply_action(action)
+    except IllegalAction:
+        return ""
+    if child.phase == "radio_tower":
+        return (
+            " (Funkturm: behalten oder neu würfeln?)"
+            if lang == "de"
+            else " (Radio Tower: keep or roll again?)"
+        )
+    changes = [
+        f"{player_name(p, lang)} {delta:+d}"
+        for p in range(state.num_players)
+        if (delta := child.coins(p) - state.coins(p))
+    ]
+    if not changes:
+        return " - kein Einkommen" if lang == "de" else " - no income"
+    return " - " + ", ".join(changes)
+
+
+def describe_action(state: MachiKoroState, action: str, lang: str = "en") -> str:
+    """A short sentence for ``action`` played in ``state``."""
+    check_lang(lang)
+    de = lang == "de"
+    who = player_name(state.turn, lang)
+    if action in N.DICE_VALUES:
+        a, b = N.DICE_VALUES[action]
+        if b:
+            double = (" (Pasch)" if de else " (doubles)") if a == b else ""
+            text = f"{'Wurf' if de else 'Roll'}: {a} + {b} = {a + b}{double}"
+        else:
+            text = f"{'Wurf' if de else 'Roll'}: {a}"
+        return text + _roll_effect(state, action, lang)
+    if action in N.DRAW_TARGET:
+        name = ESTABLISHMENTS[N.DRAW_TARGET[action]].name(lang)
+        return f"Aufgedeckt: {name}" if de else f"Drawn for the display: {name}"
+    if action == N.ROLL_ONE:
+        return f"{who} würfelt mit 1 Würfel." if de else f"{who} rolls 1 die."
+    if action == N.ROLL_TWO:
+        return f"{who} würfelt mit 2 Würfeln." if de else f"{who} rolls 2 dice."
+    if action == N.KEEP:
+        return f"{who} behält den Wurf." if de else f"{who} keeps the roll."
+    if action == N.REROLL:
+        return (
+            f"{who} würfelt mit dem Funkturm noch einmal."
+            if de
+            else f"{who} rolls again with the Radio Tower."
+        )
+    if action == N.PASS:
+        return f"{who} baut nichts." if de else f"{who} builds nothing."
+    if action == N.NOTRADE:
+        return (
+            f"{who} verzichtet auf den Tausch (Bürohaus)."
+            if de
+            else f"{who} declines the Business Center trade."
+        )
+    build = N.parse_build(action)
+    if build is not None:
+        is_landmark, index = build
+        card = LANDMARKS[index] if is_landmark else ESTABLISHMENTS[index]
+        return (
+            f"{who} baut {card.name(lang)} für {_coins(card.cost, lang)}."
+            if de
+            else f"{who} builds {card.name(lang)} for {_coins(card.cost, lang)}."
+        )
+    target = N.parse_tv(action)
+    if target is not None and 0 <= target < state.num_players:
+        amount = min(5, state.coins(target))
+        victim = player_name(target, lang)
+        return (
+            f"{who} nimmt mit dem Fernsehsender {_coins(amount, lang)} von {victim}."
+            if de
+            else f"{who} takes {_coins(amount, lang)} from {victim} with the TV Station."
+        )
+    trade = N.parse_trade(action)
+    if trade is not None and 0 <= trade[1] < state.num_players:
+        give, seat, take = trade
+        other = player_name(seat, lang)
+        g, t = ESTABLISHMENTS[give].name(lang), ESTABLISHMENTS[take].name(lang)
+        return (
+            f"{who} tauscht {g} gegen {t} von {other} (Bürohaus)."
+            if de
+            else f"{who} trades {g} for {t} of {other} (Business Center)."
+        )
+    return f"Unbekannte Aktion {action!r}" if de else f"Unknown action {action!r}"
+
+
+def explain_illegal(state: MachiKoroState, action: str) -> str:
+    """Why ``action`` is not legal now, in words a player understands (English)."""
+    player = state.current_player()
+    if player == TERMINAL:
+        return "the game is over"
+    phase = state.phase
+    build = N.parse_build(action)
+    if build is not None and phase == "build":
+        is_landmark, index = build
+        me = state.turn
+        if is_landmark:
+            m = LANDMARKS[index]
+            if state.has_built(me, m.id):
+                return f"you have already built the {m.en}"
+            return f"the {m.en} costs {m.cost} coins and you have {state.coins(me)}"
+        e = ESTABLISHMENTS[index]
+        if not state.pile(e.id):
+            return f"there is no {e.en} left on display"
+        if IS_PURPLE[index] and state.count(me, e.id):
+            return f"you may own only one {e.en} (purple establishment)"
+        if e.cost > state.coins(me):
+            return f"the {e.en} costs {e.cost} coins and you have {state.coins(me)}"
+        return f"you may own at most 2 of each establishment (beginners' rule), and you have 2 {e.en}"
+    target = N.parse_tv(action)
+    if target is not None and phase == "tv_station":
+        if target == state.turn:
+            return "the TV Station takes coins from an opponent, not from yourself"
+        if 0 <= target < state.num_players and not state.coins(target):
+            return f"player {target + 1} has no coins; choose one of " + ", ".join(state.legal_actions())
+    expected = {
+        "draw": "a card is drawn for the display",
+        "choose_dice": "choose roll:1 or roll:2",
+        "dice": "the dice are rolled",
+        "radio_tower": "choose keep or reroll (Radio Tower)",
+        "tv_station": "choose the TV Station's target, e.g. " + ", ".join(state.legal_actions()),
+        "business_center": "choose a Business Center trade or notrade",
+        "build": "build something (build:ID) or pass",
+    }[phase]
+    who = "now" if player == CHANCE else f"for player {player + 1} now"
+    return f"'{action}' is not a legal action {who}: {expected}"

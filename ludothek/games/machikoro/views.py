@@ -1,0 +1,63 @@
+"""What a seat sees of a Machi Koro position.
+
+Everything in Machi Koro is open: coins, cities, landmarks, the display and
+(with "Komme, was wolle") how many cards of each kind are left in the deck,
+as Yucata shows in brackets.  The only unknown is the order of the deck,
+which the state does not hold at all (each draw is a chance action), so no
+view can leak it.  The seat to move also gets its legal actions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .cards import ESTABLISHMENTS, LANDMARKS
+
+if TYPE_CHECKING:
+    from .rules import MachiKoroState
+
+
+def _city(state: MachiKoroState, seat: int) -> dict[str, Any]:
+    placing = state.placing()
+    return {
+        "seat": seat,
+        "player": seat + 1,
+        "coins": state.coins(seat),
+        "establishments": {e.id: n for e in ESTABLISHMENTS if (n := state.count(seat, e.id))},
+        "landmarks": {
+            m.id: (
+                "active"
+                if state.landmark_active(seat, m.id)
+                else "built"
+                if state.has_built(seat, m.id)
+                else "unbuilt"
+            )
+            for m in LANDMARKS
+        },
+        "finished": state.is_out(seat) or (state.is_terminal() and placing[:1] == [seat]),
+        "place": placing.index(seat) + 1 if seat in placing else None,
+    }
+
+
+def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
+    """The JSON view for ``seat`` (``None``: a spectator)."""
+    to_move = state.current_player()
+    market: dict[str, Any] = {"piles": {e.id: state.pile(e.id) for e in ESTABLISHMENTS}}
+    if state.options["market"] == "komme_was_wolle":
+        market["deck"] = state.deck_count()
+        market["deck_by_kind"] = {e.id: state.deck_count(e.id) for e in ESTABLISHMENTS}
+    return {
+        "game": "machikoro",
+        "you": seat,
+        "options": dict(state.options),
+        "to_move": to_move,
+        "turn": state.turn,
+        "extra_turn": state.extra_turn,
+        "phase": state.phase,
+        "dice": list(state.dice()),
+        "cities": [_city(state, p) for p in range(state.num_players)],
+        "market": market,
+        "placing": state.placing(),
+        "legal_actions": state.legal_actions() if seat is not None and seat == to_move else [],
+        "result": state.result_json() if state.is_terminal() else None,
+    }

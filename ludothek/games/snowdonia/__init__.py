@@ -1,0 +1,49 @@
+"""Snowdonia (Tony Boydell, 2012) for Ludothek: the Mount Snowdon game for 1 to 5 players.
+
+``GAME`` is the registered game object.  Component data is in ``data/``
+(read by `data`), the route in `route`, the actions A-G in `work`, contracts
+and events in `effects`, the round flow and the engine contract in `rules`,
+the optimal contract scoring in `scoring`, the view in `view`, log sentences
+in `notation` and the terminal rendering in `text`.  See
+``docs/games/snowdonia.md``.
+"""
+
+from __future__ import annotations
+
+from ludothek.engine import Game, InvalidOptions, Option, State
+
+from .rules import SnowdoniaState
+
+
+class SnowdoniaGame(Game):
+    """Snowdonia: build the mountain railway up Snowdon with workers, weather and contracts."""
+
+    id = "snowdonia"
+    title = {"de": "Snowdonia", "en": "Snowdonia"}
+    min_players = 1
+    max_players = 5
+    rules_version = "1"
+    options = (
+        Option(
+            "solo_train",
+            tuple(str(i) for i in range(1, 8)),
+            "1",
+            {"de": "Solospiel: Partie der Serie (Lok)", "en": "Solo: game of the series (train)"},
+            {
+                str(i): {"de": f"Partie {i} mit Lok No. {i}", "en": f"Game {i} with train No. {i}"}
+                for i in range(1, 8)
+            },
+        ),
+    )
+
+    def check_options(self, num_players: int, options: dict[str, str]) -> None:
+        if num_players > 1 and options["solo_train"] != "1":
+            raise InvalidOptions("the solo series option (solo_train) only applies to a game with 1 player")
+
+    def _new_state(self, num_players: int, options: dict[str, str]) -> State:
+        return SnowdoniaState(self, num_players, options)
+
+
+GAME = SnowdoniaGame()
+
+__all__ = ["GAME", "SnowdoniaGame", "SnowdoniaState"]

@@ -1,0 +1,229 @@
+"""Snowdonia's component data, loaded from the JSON files in ``data/``.
+
+Everything that a scenario may change (stations, track cards, event track,
+work rates, action spaces, contracts, trains, the bag) lives in data files so
+that Blaenau Ffestiniog and the Daffodil Line can later be added as data and
+small rule switches, not as a rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+AREAS = ("A", "B", "C", "D", "E", "F", "G")
+CUBES = ("iron", "stone", "coal")
+WEATHERS = ("sun", "rain", "fog")
+
+
+def _load(name: str) -> Any:
+    return json.loads(resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class ExcavationSite:
+    rubble: int
+    vp: int
+
+
+@dataclass(frozen=True)
+class BuildSite:
+    stone: int
+    steel: int
+    vp: int
+
+
+@dataclass(frozen=True)
+class Station:
+    key: str
+    number: float
+    name: str
+    track_cards_before: int
+    surveyor_vp: int
+    players: tuple[int, ...]
+    excavation_sites: tuple[ExcavationSite, ...]
+    build_sites: tuple[BuildSite, ...]
+
+
+@dataclass(frozen=True)
+class Contract:
+    number: int
+    players: int
+    area: str | None
+    back: str
+    stations: int
+    track: int
+    rubble: int
+    surveyor: int
+    coal_vp: int
+    surveyor_tiers: tuple[tuple[int, int], ...]
+    vp: int
+    effect: str
+    text: dict[str, str]
+
+    @property
+    def uses_surveyor(self) -> bool:
+        return bool(self.surveyor or self.surveyor_tiers)
+
+
+@dataclass(frozen=True)
+class Train:
+    number: int
+    name: str
+    cost_steel: int
+    coal: int
+    pub_coal: int
+    ability: str
+
+
+@dataclass(frozen=True)
+class EventSpace:
+    space: int
+    event: str
+    return_spaces: tuple[int, ...]
+    provisional: bool
+
+
+@dataclass(frozen=True)
+class Board:
+    excavate_rates: tuple[int, ...]
+    excavate_start: int
+    lay_rates: tuple[int, ...]
+    lay_start: int
+    moves: dict[str, dict[str, int]]
+    weather_discs: dict[str, int]
+    fog_markers: int
+    event_track: tuple[EventSpace, ...]
+    stock_yard_start: dict[str, int]
+    solo_stock_yard_draw: int
+    restock: dict[int, int]
+    bag: dict[str, dict[int, int]]
+    coal_total: dict[int, int]
+    steel_supply: int
+    markers_per_player: int
+    workers_per_player: int
+    contract_row: int
+
+
+@dataclass(frozen=True)
+class AreaSpec:
+    area: str
+    action: str
+    spaces: dict[int, int | None]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One way to play: which route, cards and board the game uses."""
+
+    key: str
+    stations: tuple[Station, ...]
+    track_numbers: tuple[int, ...]
+    contracts: dict[int, Contract]
+    trains: dict[int, Train]
+    board: Board
+    areas: tuple[AreaSpec, ...]
+    fog_blocks: tuple[str, ...]
+    cleared_route_area: dict[str, Any]
+
+    def stations_for(self, num_players: int) -> tuple[Station, ...]:
+        return tuple(s for s in self.stations if num_players in s.players)
+
+    def spaces_for(self, area: str, num_players: int) -> int | None:
+        for spec in self.areas:
+            if spec.area == area:
+                return spec.spaces[num_players]
+        raise KeyError(area)
+
+    def action_of(self, area: str) -> str:
+        for spec in self.areas:
+            if spec.area == area:
+                return spec.action
+        raise KeyError(area)
+
+
+def _contract(raw: dict[str, Any]) -> Contract:
+    needs = raw.get("needs", {})
+    return Contract(
+        number=raw["number"],
+        players=raw["players"],
+        area=raw["area"],
+        back=raw["back"],
+        stations=needs.get("stations", 0),
+        track=needs.get("track", 0),
+        rubble=needs.get("rubble", 0),
+        surveyor=needs.get("surveyor", 0),
+        coal_vp=raw.get("coal_vp", 0),
+        surveyor_tiers=tuple((a, b) for a, b in raw.get("surveyor_tiers", [])),
+        vp=raw["vp"],
+        effect=raw["effect"],
+        text=dict(raw["text"]),
+    )
+
+
+def _station(raw: dict[str, Any]) -> Station:
+    return Station(
+        key=raw["key"],
+        number=raw["number"],
+        name=raw["name"],
+        track_cards_before=raw["track_cards_before"],
+        surveyor_vp=raw["surveyor_vp"],
+        players=tuple(raw["players"]),
+        excavation_sites=tuple(ExcavationSite(e["rubble"], e["vp"]) for e in raw["excavation_sites"]),
+        build_sites=tuple(BuildSite(b.get("stone", 0), b.get("steel", 0), b["vp"]) for b in raw["build_sites"]),
+    )
+
+
+def _board(raw: dict[str, Any]) -> Board:
+    wr = raw["work_rates"]
+    return Board(
+        excavate_rates=tuple(wr["excavate"]["values"]),
+        excavate_start=wr["excavate"]["start"],
+        lay_rates=tuple(wr["lay_track"]["values"]),
+        lay_start=wr["lay_track"]["start"],
+        moves={w: dict(m) for w, m in wr["moves"].items()},
+        weather_discs=dict(raw["weather_discs"]),
+        fog_markers=raw["fog_markers"],
+        event_track=tuple(
+            EventSpace(e["space"], e["event"], tuple(e.get("return_spaces", [])), bool(e.get("provisional")))
+            for e in raw["event_track"]["spaces"]
+        ),
+        stock_yard_start=dict(raw["stock_yard_start"]),
+        solo_stock_yard_draw=raw["solo_stock_yard_draw"],
+        restock={int(k): v for k, v in raw["restock"].items() if not k.startswith("_")},
+        bag={cube: {int(k): v for k, v in per.items()} for cube, per in raw["bag"].items()},
+        coal_total={int(k): v for k, v in raw["coal_total"].items() if not k.startswith("_")},
+        steel_supply=raw["steel_supply"],
+        markers_per_player=raw["markers_per_player"],
+        workers_per_player=raw["workers_per_player"],
+        contract_row=raw["contract_row"],
+    )
+
+
+@cache
+def scenario(key: str = "mount_snowdon") -> Scenario:
+    """The scenario's data, loaded once."""
+    if key != "mount_snowdon":
+        raise KeyError(f"unknown Snowdonia scenario {key!r}")
+    stations = tuple(_station(s) for s in _load("stations_mount_snowdon.json")["stations"])
+    tracks = _load("track_cards.json")
+    contracts = {c["number"]: _contract(c) for c in _load("contracts.json")["contracts"]}
+    trains = {t["number"]: Train(**t) for t in _load("trains.json")["trains"]}
+    spaces = _load("action_spaces.json")
+    areas = tuple(
+        AreaSpec(a["area"], a["action"], {int(k): v for k, v in a["spaces"].items()}) for a in spaces["areas"]
+    )
+    return Scenario(
+        key=key,
+        stations=stations,
+        track_numbers=tuple(tracks["numbers"]),
+        contracts=contracts,
+        trains=trains,
+        board=_board(_load("board.json")),
+        areas=areas,
+        fog_blocks=tuple(spaces["fog_blocks"]),
+        cleared_route_area=dict(spaces["cleared_route_area"]),
+    )

@@ -1,0 +1,172 @@
+"""Contract effects and events.
+
+Playing a contract does its automatic part at once and puts any choice it
+needs (a weather disc, cubes to take, conversions, a worker to move, a card
+to keep, cubes to draw) on the agenda; effects that last the round are read
+from the player's *active* contracts by the actions themselves, and effects
+"after all other actions" of an area are run by the round flow.
+"""
+
+from __future__ import annotations
+
+from .route import Field
+from .work import WorkMixin
+
+
+class EffectsMixin(WorkMixin):
+    """Contracts and events."""
+
+    # ----- contracts --------------------------------------------------------------
+    def playable_contracts(self, seat: int, area: str) -> list[int]:
+        """Contracts the seat may play before ``area`` resolves."""
+        if self.contracts_blocked or self.area_blocked(area):
+            return []
+        out = []
+        for n in sorted(self.p(seat)["unused"]):
+            c = self.scen.contracts[n]
+            if c.area != area:
+                continue
+            if c.effect == "move_worker" and not self.move_options(seat):
+                continue
+            out.append(n)
+        return out
+
+    def play_contract(self, seat: int, number: int) -> None:
+        pl = self.p(seat)
+        pl["unused"].remove(number)
+        pl["active"].append(number)
+        effect = self.scen.contracts[number].effect
+        if effect == "swap_weather":
+            if self.swap_options():
+                self._push(["ask", "swap", seat])
+        elif effect == "draw_two_keep_one":
+            self.offer = []
+            self._push(["offer_draw", seat, number, 2], ["ask", "keep", seat, number])
+        elif effect == "rubble_to_stone":
+            self._push(["ask", "convert_stone", seat])
+        elif effect == "iron_to_steel":
+            self._push(["ask", "convert_steel", seat])
+        elif effect == "block_contracts":
+            self.contracts_blocked = True
+        elif effect == "draw_three_cubes":
+            self._push(["cube_draw", seat, 3], ["return_held_events"])
+        elif effect == "take_two":
+            self._push(["ask", "take_two", seat])
+        elif effect == "take_start_player":
+            self.start_player = seat
+            self.start_locked = True
+        elif effect == "surveyor_step":
+            self.move_surveyor(seat)
+        elif effect == "move_worker":
+            self._push(["ask", "move", seat])
+
+    def swap_options(self) -> list[str]:
+        """Weather discs in the supply that could replace the middle disc."""
+        board = self.scen.board
+        used = {w: self.forecast.count(w) for w in board.weather_discs}
+        if self.fog():
+            used["fog"] += board.fog_markers
+        middle = self.forecast[1]
+        return [f"swap:{w}" for w, n in board.weather_discs.items() if n - used[w] > 0 and w != middle]
+
+    def convert_stone_options(self, seat: int) -> list[str]:
+        pl = self.p(seat)
+        top = min(3, pl["rubble"] // 2, self.bag["stone"])
+        return [f"convert:{k}" for k in range(top + 1)]
+
+    def convert_steel_options(self, seat: int) -> list[str]:
+        pl = self.p(seat)
+        top = min(2, pl["iron"] // 2, self.steel)
+        return [f"convert:{k}" for k in range(top + 1)]
+
+    def move_options(self, seat: int) -> list[str]:
+        """Contract #28: move one of your placed workers to another empty space."""
+        mine = [s for s, who in self.spaces.items() if who == seat]
+        if seat in self.g_workers:
+            mine.append("G")
+        empty = [s for s, who in self.spaces.items() if who is None and not self.area_blocked(s[0])]
+        out = [f"move:{a}>{b}" for a in mine for b in empty]
+        out += [f"move:{a}>G" for a in mine if a != "G"]
+        return out
+
+    def move_worker(self, seat: int, src: str, dst: str) -> None:
+        if src == "G":
+            self.g_workers.remove(seat)
+        else:
+            self.spaces[src] = None
+        if dst == "G":
+            self.g_workers.append(seat)
+        else:
+            self.spaces[dst] = seat
+
+    # ----- events -----------------------------------------------------------------
+    def place_event_cube(self) -> int:
+        """Put a drawn event cube on the next space; return the space number (1-10)."""
+        occupied = [i for i, on in enumerate(self.events) if on]
+        index = occupied[-1] + 1 if occupied else 0
+        self.events[index] = True
+        return index + 1
+
+    def return_event_cubes(self, space: int) -> None:
+        spec = self.scen.board.event_track[space - 1]
+        for s in spec.return_spaces:
+            if self.events[s - 1]:
+                self.events[s - 1] = False
+                self.bag["event"] += 1
+
+    def event_excavate(self) -> list[Field]:
+        """Other companies clear all rubble from as many fields as the excavation rate."""
+        route = self.route
+        cleared = []
+        for _ in range(self.rate("excavate")):
+            f = route.next_field()
+            if f is None:
+                break
+            route.set_rubble(f, 0)
+            cleared.append(f)
+        return cleared
+
+    def event_lay_track(self) -> list[int]:
+        """Other companies lay the next track cards (rubble on them is removed); nobody owns them."""
+        slots = self.route.unlaid()[: self.rate("lay_track")]
+        for s in slots:
+            self.tracks[s].update(laid=True, rubble=0, owner=None)
+        if slots and self.route.all_laid() and self.end_after is None:
+            # Laid by an event: the round is finished and one more full round follows.
+            self.end_after = self.round + 1
+        return slots
+
+    def event_complete_station(self) -> int | None:
+        si = self.route.first_unfinished_station()
+        if si is None:
+            return None
+        self.sites[si]["completed"] = True
+        for d in self.sites[si]["dig"]:
+            d["rubble"] = 0
+        return si
+
+    def maintenance_options(self, seat: int) -> list[str]:
+        pl = self.p(seat)
+        out = []
+        if pl["steel"] > 0:
+            out.append("maint:steel")
+        out += [f"maint:{n}" for n in self.contracts_of(seat) if self.scen.contracts[n].effect == "maintenance"]
+        out.append("maint:lose")
+        return out
+
+    def do_maintenance(self, seat: int, choice: str) -> None:
+        pl = self.p(seat)
+        if choice == "steel":
+            pl["steel"] -= 1
+            self.steel += 1
+        elif choice == "lose":
+            number = pl["train"]
+            pl["train"] = None
+            self.return_train(number)
+        else:
+            n = int(choice)
+            for pile in ("unused", "active", "used"):
+                if n in pl[pile]:
+                    pl[pile].remove(n)
+                    break
+            self.discard.append(n)

@@ -1,0 +1,132 @@
+"""Log sentences for Snowdonia's actions, in German and English.
+
+The notation itself (documented in ``docs/games/snowdonia.md``):
+
+- chance: ``track:N`` (setup: next track card shows N), ``aside:N`` (train N
+  set aside), ``draw:N`` (contract N drawn), ``forecast:sun|rain|fog`` (back
+  of the new top contract card), ``bag:iron|stone|coal|event`` (a cube drawn)
+- ``pub:hire`` / ``pub:no``; ``place:A1`` ... ``place:G``; ``play:N`` / ``pass``
+- ``take:iron+iron+coal`` (or ``take:nothing``), ``work:steel+stone``,
+  ``build:hebron.2`` with ``+rubble`` / ``+iron`` substitutes, ``train:N``,
+  ``contract:N``, ``keep:N``, ``swap:fog``, ``convert:K``, ``move:B1>E2``,
+  ``maint:steel|16|21|lose``
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ludothek.engine.core import check_lang
+
+if TYPE_CHECKING:
+    from .rules import SnowdoniaState
+
+CUBE_WORDS = {
+    "de": {"iron": "Eisen", "stone": "Stein", "coal": "Kohle", "event": "Ereignis", "steel": "Stahl", "rubble": "Geröll"},
+    "en": {"iron": "iron", "stone": "stone", "coal": "coal", "event": "event", "steel": "steel", "rubble": "rubble"},
+}
+WEATHER_WORDS = {"de": {"sun": "Sonne", "rain": "Regen", "fog": "Nebel"}, "en": {"sun": "sun", "rain": "rain", "fog": "fog"}}
+DECISIONS = {
+    "pub": {"de": "Pub-Arbeiter anheuern?", "en": "hire the pub worker?"},
+    "place": {"de": "Arbeiter einsetzen", "en": "place a worker"},
+    "window": {"de": "Auftragskarte ausspielen oder passen", "en": "play a contract or pass"},
+    "take": {"de": "Klötzchen vom Lagerplatz nehmen", "en": "take cubes from the stock yard"},
+    "take_two": {"de": "2 Waren vom Lagerplatz nehmen", "en": "take 2 cubes from the stock yard"},
+    "work": {"de": "in der Werkstatt umwandeln", "en": "convert in the workshop"},
+    "build": {"de": "bauen", "en": "build"},
+    "contract": {"de": "Auftragskarte nehmen", "en": "take a contract"},
+    "keep": {"de": "eine Auftragskarte behalten", "en": "keep one contract"},
+    "swap": {"de": "mittlere Wetterscheibe tauschen", "en": "swap the middle weather disc"},
+    "convert_stone": {"de": "Geröll in Stein tauschen", "en": "convert rubble to stone"},
+    "convert_steel": {"de": "Erz in Stahl tauschen", "en": "convert iron to steel"},
+    "move": {"de": "Arbeiter versetzen", "en": "move a worker"},
+    "maint": {"de": "Lok warten", "en": "maintain your train"},
+}
+
+
+def decision_label(kind: str, lang: str) -> str:
+    return DECISIONS.get(kind, {}).get(lang, kind)
+
+
+def cubes_text(combo: str, lang: str, word_steel: bool = False) -> str:
+    if combo == "nothing":
+        return "nichts" if lang == "de" else "nothing"
+    counts: dict[str, int] = {}
+    for part in combo.split("+"):
+        counts[part] = counts.get(part, 0) + 1
+    return ", ".join(f"{n} {CUBE_WORDS[lang][c]}" for c, n in counts.items())
+
+
+def describe(state: SnowdoniaState, action: str, lang: str = "en") -> str:
+    check_lang(lang)
+    de = lang == "de"
+    verb, _, arg = action.partition(":")
+    who = ""
+    if state.decision is not None:
+        who = f"{'Spieler' if de else 'Player'} {state.decision['seat'] + 1}"
+    scen = state.scen
+    if verb == "track":
+        return f"Gleiskarte mit {arg} Geröll ausgelegt." if de else f"Track card with {arg} rubble laid out."
+    if verb == "aside":
+        name = scen.trains[int(arg)].name
+        return f"Lok {arg} ({name}) wird beiseitegelegt." if de else f"Train {arg} ({name}) is set aside."
+    if verb == "draw":
+        return f"Auftrag #{arg} wird gezogen." if de else f"Contract #{arg} is drawn."
+    if verb == "forecast":
+        w = WEATHER_WORDS[lang][arg]
+        return f"Neue Wettervorhersage: {w}." if de else f"New weather forecast: {w}."
+    if verb == "bag":
+        c = CUBE_WORDS[lang][arg]
+        return f"Aus dem Beutel gezogen: {c}." if de else f"Drawn from the bag: {c}."
+    if verb == "pub":
+        if arg == "hire":
+            return f"{who} holt den Arbeiter aus dem Pub." if de else f"{who} hires the pub worker."
+        return f"{who} lässt den Pub-Arbeiter sitzen." if de else f"{who} leaves the pub worker."
+    if verb == "place":
+        return f"{who} setzt einen Arbeiter auf {arg}." if de else f"{who} places a worker on {arg}."
+    if verb == "play":
+        card = scen.contracts[int(arg)]
+        return f"{who} spielt Auftrag #{arg}: {card.text['de']}" if de else f"{who} plays contract #{arg}: {card.text['en']}"
+    if action == "pass":
+        return f"{who} passt." if de else f"{who} passes."
+    if verb == "take":
+        t = cubes_text(arg, lang)
+        return f"{who} nimmt vom Lagerplatz: {t}." if de else f"{who} takes from the stock yard: {t}."
+    if verb == "work":
+        t = cubes_text(arg, lang)
+        return f"{who} stellt in der Werkstatt her: {t}." if de else f"{who} makes in the workshop: {t}."
+    if verb == "build":
+        head, *extra = arg.split("+")
+        key, _, idx = head.partition(".")
+        name = next(s.name for s in state.lay.stations if s.key == key)
+        sub = ""
+        if extra:
+            sub = f" ({', '.join(CUBE_WORDS[lang][e] for e in extra)})"
+        return (f"{who} baut an {name}, Bauplatz {idx}{sub}." if de else f"{who} builds at {name}, site {idx}{sub}.")
+    if verb == "train":
+        head, *extra = arg.split("+")
+        name = scen.trains[int(head)].name
+        sub = f" (+{len(extra) * 3} {CUBE_WORDS[lang]['iron']})" if extra else ""
+        return f"{who} kauft Lok {head} ({name}){sub}." if de else f"{who} buys train {head} ({name}){sub}."
+    if verb == "contract":
+        return f"{who} nimmt Auftrag #{arg}." if de else f"{who} takes contract #{arg}."
+    if verb == "keep":
+        return f"{who} behält Auftrag #{arg}." if de else f"{who} keeps contract #{arg}."
+    if verb == "swap":
+        w = WEATHER_WORDS[lang][arg]
+        return f"{who} legt {w} in die Mitte der Wettervorhersage." if de else f"{who} puts {w} in the middle of the forecast."
+    if verb == "convert":
+        kind = state.decision["kind"] if state.decision else ""
+        if kind == "convert_stone":
+            return f"{who} tauscht {arg}× 2 Geröll gegen Stein." if de else f"{who} converts 2 rubble to stone {arg} times."
+        return f"{who} tauscht {arg}× 2 Erz gegen Stahl." if de else f"{who} converts 2 iron to steel {arg} times."
+    if verb == "move":
+        src, _, dst = arg.partition(">")
+        return f"{who} versetzt den Arbeiter von {src} nach {dst}." if de else f"{who} moves a worker from {src} to {dst}."
+    if verb == "maint":
+        if arg == "steel":
+            return f"{who} wartet die Lok mit 1 Stahl." if de else f"{who} pays 1 steel for train maintenance."
+        if arg == "lose":
+            return f"{who} gibt die Lok zurück." if de else f"{who} gives the train back."
+        return f"{who} wirft Auftrag #{arg} für die Wartung ab." if de else f"{who} discards contract #{arg} for maintenance."
+    return action

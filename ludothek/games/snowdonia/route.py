@@ -1,0 +1,109 @@
+"""The railway from Llanberis to the summit: track cards, station sites and their rubble.
+
+The route is a list of stations (index 0 is the valley station) with track
+card slots between them.  Rubble is always cleared strictly uphill: the track
+cards before a station first, then that station's shovel sites left to right.
+`Layout` is the static shape for a player count; the mutable parts (rubble,
+laid, owners) live in the state as plain lists so snapshots stay JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from .data import Station, scenario
+
+#: A rubble field: ("t", slot) for a track card or ("s", station, site) for a shovel site.
+Field = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The route's shape for one player count."""
+
+    stations: tuple[Station, ...]
+    #: Track slot indices directly before each station (empty for the valley station).
+    slots_before: tuple[tuple[int, ...], ...]
+    #: Every rubble field in clearing order (uphill).
+    fields: tuple[Field, ...]
+    num_slots: int
+
+    def station_index(self, key: str) -> int:
+        for i, st in enumerate(self.stations):
+            if st.key == key:
+                return i
+        raise KeyError(key)
+
+
+@cache
+def layout(num_players: int, scenario_key: str = "mount_snowdon") -> Layout:
+    stations = scenario(scenario_key).stations_for(num_players)
+    slots_before: list[tuple[int, ...]] = []
+    fields: list[Field] = []
+    slot = 0
+    for si, st in enumerate(stations):
+        mine = tuple(range(slot, slot + st.track_cards_before))
+        slot += st.track_cards_before
+        slots_before.append(mine)
+        fields.extend(("t", s, 0) for s in mine)
+        fields.extend(("s", si, j) for j in range(len(st.excavation_sites)))
+    return Layout(stations, tuple(slots_before), tuple(fields), slot)
+
+
+class Route:
+    """Operations on the route part of a state (``tracks`` and ``sites`` lists)."""
+
+    def __init__(self, lay: Layout, tracks: list[dict], sites: list[dict]):
+        self.lay = lay
+        #: One dict per track slot: number, rubble, laid, owner.
+        self.tracks = tracks
+        #: One dict per station: dig (list of {rubble, owner}), build (owners), completed.
+        self.sites = sites
+
+    def rubble_at(self, f: Field) -> int:
+        if f[0] == "t":
+            return int(self.tracks[f[1]]["rubble"])
+        return int(self.sites[f[1]]["dig"][f[2]]["rubble"])
+
+    def set_rubble(self, f: Field, value: int) -> None:
+        if f[0] == "t":
+            self.tracks[f[1]]["rubble"] = value
+        else:
+            self.sites[f[1]]["dig"][f[2]]["rubble"] = value
+
+    def next_field(self) -> Field | None:
+        """The lowest field that still has rubble."""
+        for f in self.lay.fields:
+            if self.rubble_at(f) > 0:
+                return f
+        return None
+
+    def rubble_left(self) -> int:
+        return sum(self.rubble_at(f) for f in self.lay.fields)
+
+    def clearable_tracks(self) -> list[int]:
+        """Unlaid track slots free of rubble, lowest first: where a player may lay track."""
+        return [i for i, t in enumerate(self.tracks) if not t["laid"] and t["rubble"] == 0]
+
+    def unlaid(self) -> list[int]:
+        return [i for i, t in enumerate(self.tracks) if not t["laid"]]
+
+    def all_laid(self) -> bool:
+        return all(t["laid"] for t in self.tracks)
+
+    def station_open(self, si: int) -> bool:
+        """Players may build here: not completed by an event, and the track cards leading here are clear."""
+        if si == 0 or self.sites[si]["completed"]:
+            return False
+        return all(self.tracks[s]["rubble"] == 0 for s in self.lay.slots_before[si])
+
+    def free_build_sites(self, si: int) -> list[int]:
+        return [j for j, owner in enumerate(self.sites[si]["build"]) if owner is None]
+
+    def first_unfinished_station(self) -> int | None:
+        """The lowest station with a free building site that no event has completed."""
+        for si in range(1, len(self.lay.stations)):
+            if not self.sites[si]["completed"] and self.free_build_sites(si):
+                return si
+        return None

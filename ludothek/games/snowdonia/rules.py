@@ -1,0 +1,637 @@
+"""The round flow of Snowdonia and the engine contract.
+
+The flow is an *agenda*: a list of small tasks (``["space", "C1"]``,
+``["restock", 9]``, ...) run front to back.  A task either does its work at
+once, puts further tasks in front, or stops the flow by asking a seat for a
+decision (``self.decision``) or by asking for a chance outcome
+(``self.chance``).  Applying the answer resumes the agenda.  Because the
+agenda is plain data, it is part of the snapshot and records replay exactly.
+
+Hidden information: none is stored.  Cards and cubes are drawn lazily as
+chance outcomes at the moment they are revealed (the contract deck's content
+is public, only its order is not), so every seat sees the whole position.
+The one subtle point is the weather: the back of the top contract card shows
+a weather icon; once a forecast disc has revealed it, the next card drawn must
+be one with that back (``top_back``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ludothek.engine import CHANCE, TERMINAL, SeatResult, ranks_from_keys
+
+from . import notation, view
+from .base import new_player
+from .data import AREAS
+from .effects import EffectsMixin
+from .scoring import Holdings, optimal_assignment
+from .work import parse_cube_combo
+
+BAG_ORDER = ("iron", "stone", "coal", "event")
+
+
+class SnowdoniaState(EffectsMixin):
+    """A Snowdonia position."""
+
+    def __init__(self, game: Any, num_players: int, options: dict[str, str]):
+        super().__init__(game, num_players, options)
+        board = self.scen.board
+        n = num_players
+        self.round = 0
+        self.over = False
+        self.start_player = 0
+        self.start_locked = False
+        self.order = list(range(n))
+        self.tracks = [{"number": None, "rubble": 0, "laid": False, "owner": None} for _ in range(self.lay.num_slots)]
+        self.sites = [
+            {
+                "dig": [{"rubble": e.rubble, "owner": None} for e in st.excavation_sites],
+                "build": [None] * len(st.build_sites),
+                "completed": False,
+            }
+            for st in self.lay.stations
+        ]
+        self.track_pool = sorted(self.scen.track_numbers)
+        self.rates = {"excavate": board.excavate_start, "lay_track": board.lay_start}
+        self.forecast = [None, None, None]
+        self.events = [False] * len(board.event_track)
+        self.trains_available = False
+        self.b_build = False
+        self.yard = {c: 0 for c in ("iron", "stone", "coal")} if self.solo else dict(board.stock_yard_start)
+        self.bag = {
+            "iron": board.bag["iron"][n],
+            "stone": board.bag["stone"][n],
+            "coal": 0,
+            "event": 0 if self.solo else board.bag["event"][n],
+        }
+        self.steel = board.steel_supply
+        self.shed = []
+        self.aside_train = None
+        self.deck = sorted(c.number for c in self.scen.contracts.values() if c.players <= n)
+        self.top_back = None
+        self.row = [None] * board.contract_row
+        self.discard = []
+        self.offer = []
+        self.players = [new_player(board.markers_per_player) for _ in range(n)]
+        self.spaces = {}
+        self.g_workers = []
+        self.contracts_blocked = False
+        self.worker_built = False
+        self.end_after = None
+        self.decision = None
+        self.chance = None
+        self.events_pending = 0
+        self.held_events = 0
+        self.event_log = []
+        self.place_turn = 0
+        self.agenda = [["deal_track", i] for i in range(self.lay.num_slots)]
+        if self.solo:
+            train = self.scen.trains[self.solo_train]
+            self.shed = [{"number": train.number, "coal": train.coal}]
+            self.bag["coal"] = board.coal_total[1] - train.coal
+        else:
+            self.agenda.append(["aside"])
+        self.agenda += [["draw_row", i] for i in range(board.contract_row)]
+        self.agenda.append(["setup_forecast"])
+        if self.solo:
+            self.agenda += [["solo_yard", board.solo_stock_yard_draw], ["add_events"]]
+        self.agenda.append(["round_start"])
+        self._run()
+
+    # ===== the engine contract ====================================================
+    def current_player(self) -> int:
+        if self.over:
+            return TERMINAL
+        if self.chance is not None:
+            return CHANCE
+        assert self.decision is not None
+        return int(self.decision["seat"])
+
+    def legal_actions(self) -> list[str]:
+        if self.over:
+            return []
+        if self.chance is not None:
+            return [a for a, _ in self.chance_outcomes()]
+        return self.decision_options()
+
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        if self.chance is None:
+            return []
+        kind = self.chance[0]
+        counts: dict[str, int]
+        if kind == "track":
+            counts = {}
+            for v in self.track_pool:
+                counts[f"track:{v}"] = counts.get(f"track:{v}", 0) + 1
+        elif kind == "aside":
+            counts = {f"aside:{t}": 1 for t in sorted(self.scen.trains)}
+        elif kind == "draw":
+            counts = {f"draw:{c}": 1 for c in self.drawable()}
+        elif kind == "forecast":
+            counts = {}
+            for c in self.deck:
+                back = self.scen.contracts[c].back
+                counts[f"forecast:{back}"] = counts.get(f"forecast:{back}", 0) + 1
+        else:  # bag
+            counts = {f"bag:{c}": self.bag[c] for c in BAG_ORDER if self.bag[c] > 0}
+        total = sum(counts.values())
+        return [(a, k / total) for a, k in counts.items()]
+
+    def drawable(self) -> list[int]:
+        """Cards that can be the top of the deck: all of them, or those with the revealed back."""
+        if self.top_back is None:
+            return list(self.deck)
+        return [c for c in self.deck if self.scen.contracts[c].back == self.top_back]
+
+    def explain_illegal(self, action: str) -> str:
+        if self.over:
+            return "the game is over"
+        if self.chance is not None:
+            return f"'{action}' is not a possible random outcome now"
+        kind = self.decision["kind"] if self.decision else ""
+        return f"'{action}' is not legal now; expected a choice for: {notation.decision_label(kind, 'en')}"
+
+    def _apply(self, action: str) -> None:
+        if self.chance is not None:
+            task = self.chance
+            self.chance = None
+            self._outcome(task, action)
+        else:
+            decision = self.decision
+            assert decision is not None
+            self.decision = None
+            self._decide(decision, action)
+        self._run()
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return view.build(self, seat)
+
+    def describe(self, action: str, lang: str = "en") -> str:
+        return notation.describe(self, action, lang)
+
+    def resample_hidden(self, seat: int | None, rng: random.Random) -> None:
+        """Nothing is hidden: draws are chance outcomes made when a card or cube is revealed."""
+        return None
+
+    # ===== scoring =================================================================
+    def holdings(self, seat: int) -> Holdings:
+        pl = self.p(seat)
+        return Holdings(
+            stations=len(self.markers_on_stations(seat)),
+            track=len(self.markers_on_track(seat)),
+            rubble=pl["rubble"],
+            coal=pl["coal"],
+            surveyor_number=self.lay.stations[pl["surveyor"]].number,
+        )
+
+    def score_parts(self, seat: int) -> dict[str, Any]:
+        """Each part of the final score if the game ended now."""
+        pl = self.p(seat)
+        contracts = [self.scen.contracts[n] for n in self.contracts_of(seat)]
+        best, values = optimal_assignment(contracts, self.holdings(seat))
+        train = pl["train"]
+        parts = {
+            "stations": sum(self.markers_on_stations(seat)),
+            "track": sum(self.markers_on_track(seat)),
+            "surveyor": self.lay.stations[pl["surveyor"]].surveyor_vp,
+            "train": 9 if train is not None and self.scen.trains[train].ability == "nine_points" else 0,
+            "contracts": best,
+        }
+        parts["total"] = sum(parts.values())
+        parts["contract_values"] = {str(k): v for k, v in values.items()}
+        return parts
+
+    def final_score(self, seat: int) -> int:
+        return int(self.score_parts(seat)["total"])
+
+    def result(self) -> list[SeatResult]:
+        scores = [self.final_score(s) for s in range(self.num_players)]
+        # Ties go to the player later in turn order in the last round.
+        keys = [(scores[s], self.order.index(s)) for s in range(self.num_players)]
+        ranks = ranks_from_keys(keys)
+        return [SeatResult(s, ranks[s], scores[s]) for s in range(self.num_players)]
+
+    # ===== decisions ===============================================================
+    def decision_options(self) -> list[str]:
+        d = self.decision
+        if d is None:
+            return []
+        seat = d["seat"]
+        kind = d["kind"]
+        if kind == "pub":
+            return ["pub:hire", "pub:no"]
+        if kind == "place":
+            free = [s for s, who in self.spaces.items() if who is None and not self.area_blocked(s[0])]
+            return [f"place:{s}" for s in free] + ["place:G"]
+        if kind == "window":
+            return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
+        if kind in ("take", "take_two"):
+            return ["take:" + o for o in self.take_options(d["cap"], d["coal_cap"])]
+        if kind == "work":
+            return ["work:" + o for o in self.work_options(seat)]
+        if kind == "build":
+            return self.build_options(seat) + (["pass"] if d.get("optional") else [])
+        if kind == "contract":
+            return [f"contract:{n}" for n in self.row if n is not None]
+        if kind == "keep":
+            return [f"keep:{n}" for n in sorted([d["number"], *self.offer])]
+        if kind == "swap":
+            return self.swap_options()
+        if kind == "convert_stone":
+            return self.convert_stone_options(seat)
+        if kind == "convert_steel":
+            return self.convert_steel_options(seat)
+        if kind == "move":
+            return self.move_options(seat)
+        if kind == "maint":
+            return self.maintenance_options(seat)
+        raise AssertionError(kind)
+
+    def _decide(self, d: dict[str, Any], action: str) -> None:
+        seat = d["seat"]
+        kind = d["kind"]
+        _, _, arg = action.partition(":")
+        pl = self.p(seat)
+        if kind == "pub":
+            if arg == "hire":
+                cost = self.scen.trains[pl["train"]].pub_coal
+                pl["coal"] -= cost
+                pl["pub"] = True
+                self.coal_to_bag(cost)
+        elif kind == "place":
+            if arg == "G":
+                self.g_workers.append(seat)
+            else:
+                self.spaces[arg] = seat
+            pl["placed"] += 1
+            self.place_turn = (self.order.index(seat) + 1) % self.num_players
+        elif kind == "window":
+            if action == "pass":
+                self._push(["window", d["area"], d["index"] + 1])
+            else:
+                # The same player may play more cards: the window resumes after the effect.
+                self._push(["window", d["area"], d["index"]])
+                self.play_contract(seat, int(arg))
+        elif kind in ("take", "take_two"):
+            counts = parse_cube_combo(arg)
+            assert counts is not None
+            self.take_cubes(seat, counts)
+        elif kind == "work":
+            counts = parse_cube_combo(arg.replace("steel", "iron")) or {}
+            self.do_work(seat, counts.get("iron", 0), counts.get("stone", 0), self.iron_per_steel(seat))
+        elif kind == "build":
+            if action != "pass":
+                self.do_build(seat, action)
+                if d.get("by_worker"):
+                    self.worker_built = True
+        elif kind == "contract":
+            self.take_contract(seat, int(arg))
+        elif kind == "keep":
+            self._keep(seat, d["number"], int(arg))
+        elif kind == "swap":
+            self.forecast[1] = arg
+        elif kind == "convert_stone":
+            k = int(arg)
+            pl["rubble"] -= 2 * k
+            pl["stone"] += k
+            self.bag["stone"] -= k
+        elif kind == "convert_steel":
+            k = int(arg)
+            pl["iron"] -= 2 * k
+            self.bag["iron"] += 2 * k
+            pl["steel"] += k
+            self.steel -= k
+        elif kind == "move":
+            src, _, dst = arg.partition(">")
+            self.move_worker(seat, src, dst)
+        elif kind == "maint":
+            self.do_maintenance(seat, arg)
+
+    def _keep(self, seat: int, number: int, kept: int) -> None:
+        pl = self.p(seat)
+        cards = [number, *self.offer]
+        self.offer = []
+        for c in cards:
+            if c == kept:
+                continue
+            if c == number:
+                pl["active"].remove(number)
+            self.discard.append(c)
+        if kept != number:
+            pl["unused"].append(kept)
+
+    def _ask(self, kind: str, seat: int, **extra: Any) -> bool:
+        """Ask ``seat`` for a decision if it has a real choice; False when it has none."""
+        self.decision = {"kind": kind, "seat": seat, **extra}
+        options = self.decision_options()
+        trivial = {"take": ["take:nothing"], "take_two": ["take:nothing"], "work": [],
+                   "convert_stone": ["convert:0"], "convert_steel": ["convert:0"]}
+        if not options or options == trivial.get(kind) or options == ["pass"]:
+            self.decision = None
+            return False
+        return True
+
+    # ===== the agenda ==============================================================
+    def _run(self) -> None:
+        while self.decision is None and self.chance is None and not self.over:
+            if not self.agenda:
+                raise AssertionError("the agenda ran dry before the game ended")
+            task = self.agenda.pop(0)
+            getattr(self, "_task_" + task[0])(*task[1:])
+
+    # ----- setup ----------------------------------------------------------------------
+    def _task_deal_track(self, slot: int) -> None:
+        self.chance = ["track", slot]
+
+    def _task_aside(self) -> None:
+        self.chance = ["aside"]
+
+    def _task_draw_row(self, slot: int) -> None:
+        if self._ensure_deck():
+            self.chance = ["draw", "row", slot]
+
+    def _task_setup_forecast(self) -> None:
+        backs = [self.scen.contracts[c].back if c is not None else None for c in self.row]
+        self.forecast = [None, backs[1], backs[2]]
+
+    def _task_solo_yard(self, remaining: int) -> None:
+        if remaining > 0 and sum(self.bag.values()) > 0:
+            self.chance = ["bag", "yard", remaining]
+
+    def _task_add_events(self) -> None:
+        self.bag["event"] = self.scen.board.bag["event"][self.num_players]
+
+    def _ensure_deck(self) -> bool:
+        """An empty draw pile is refilled from the discard pile (our ruling); False if both are empty."""
+        if not self.deck and self.discard:
+            self.deck = sorted(self.discard)
+            self.discard = []
+            self.top_back = None
+        return bool(self.deck)
+
+    # ----- a round ------------------------------------------------------------------
+    def _task_round_start(self) -> None:
+        self.round += 1
+        if not self.b_build and self.route.rubble_left() == 0:
+            # The set-aside train card now covers area B with its extra build space.
+            self.b_build = True
+        n = self.num_players
+        self.order = [(self.start_player + i) % n for i in range(n)]
+        for pl in self.players:
+            pl["pub"] = False
+            pl["pub_asked"] = False
+            pl["placed"] = 0
+        self.spaces = dict.fromkeys(self.all_spaces())
+        self.g_workers = []
+        self.contracts_blocked = False
+        self.start_locked = False
+        self.worker_built = False
+        self.place_turn = 0
+        self._push(
+            ["place"],
+            *[["area", a] for a in AREAS],
+            ["round_end"],
+        )
+
+    def _task_place(self) -> None:
+        n = self.num_players
+        for k in range(n):
+            seat = self.order[(self.place_turn + k) % n]
+            pl = self.p(seat)
+            if pl["placed"] < self.workers_total(seat):
+                self._push(["place"])
+                if pl["placed"] == 0 and not pl["pub_asked"]:
+                    # Before placing the first worker, a train owner may pay coal for the pub worker.
+                    pl["pub_asked"] = True
+                    if pl["train"] is not None and pl["coal"] >= self.scen.trains[pl["train"]].pub_coal:
+                        self._ask("pub", seat)
+                        return
+                self._ask("place", seat)
+                return
+
+    def _task_area(self, area: str) -> None:
+        self._push(["window", area, 0], ["spaces", area], ["after", area])
+
+    def _task_window(self, area: str, index: int) -> None:
+        for i in range(index, self.num_players):
+            seat = self.order[i]
+            if self.playable_contracts(seat, area):
+                self._ask("window", seat, area=area, index=i)
+                return
+
+    def _task_spaces(self, area: str) -> None:
+        if area == "G":
+            self._push(*[["surveyor", s] for s in self.g_workers])
+            self.g_workers = []
+            return
+        self._push(*[["space", s] for s in self.area_spaces(area) if self.spaces.get(s) is not None])
+
+    def _task_surveyor(self, seat: int) -> None:
+        self.move_surveyor(seat)
+
+    def _task_space(self, space: str) -> None:
+        seat = self.spaces[space]
+        assert seat is not None
+        self.spaces[space] = None
+        action = self.space_action(space)
+        if action == "stock_yard":
+            if space == self.area_spaces("A")[-1]:
+                self.take_start_player(seat)
+            cap, coal_cap = self.stock_yard_caps(seat)
+            self._ask("take", seat, space=space, cap=cap, coal_cap=coal_cap)
+        elif action == "excavate":
+            self.excavate(seat, self.excavate_amount(seat))
+        elif action == "workshop":
+            self._ask("work", seat, space=space)
+        elif action == "lay_track":
+            self.lay_track(seat, self.lay_amount(seat))
+        elif action == "build":
+            self._ask("build", seat, space=space, by_worker=True)
+        elif action == "site_office":
+            self._ask("contract", seat, space=space)
+
+    def _task_after(self, area: str) -> None:
+        if area == "B":
+            for seat in self.order:
+                for _ in range(self.has_active(seat, "clear_next_field")):
+                    self.clear_next_field(seat)
+        elif area == "D":
+            for seat in self.order:
+                for _ in range(self.has_active(seat, "extra_lay_track")):
+                    self.lay_track(seat, self.lay_amount(seat))
+        elif area == "E":
+            tasks = [
+                ["after_build", seat, "contract"]
+                for seat in self.order
+                for _ in range(self.has_active(seat, "extra_build"))
+            ]
+            for seat in self.order:
+                train = self.p(seat)["train"]
+                if train is not None and self.scen.trains[train].ability == "extra_build":
+                    tasks.append(["after_build", seat, "train"])
+            self._push(*tasks)
+
+    def _task_after_build(self, seat: int, source: str) -> None:
+        if source == "train" and not self.worker_built:
+            return
+        self._ask("build", seat, optional=True, source=source)
+
+    def _task_ask(self, kind: str, seat: int, *extra: Any) -> None:
+        if kind == "take_two":
+            coal_cap = 2 if self.has_active(seat, "coal_limit_off") else 1
+            self._ask("take_two", seat, cap=2, coal_cap=coal_cap)
+        elif kind == "keep":
+            self._ask("keep", seat, number=extra[0])
+        else:
+            self._ask(kind, seat)
+
+    def _task_offer_draw(self, seat: int, number: int, remaining: int) -> None:
+        if remaining > 0 and self._ensure_deck():
+            self.chance = ["draw", "offer", seat, number, remaining]
+
+    def _task_cube_draw(self, seat: int, remaining: int) -> None:
+        if remaining > 0 and sum(self.bag.values()) > 0:
+            self.chance = ["bag", "player", seat, remaining]
+
+    def _task_return_held_events(self) -> None:
+        self.bag["event"] += self.held_events
+        self.held_events = 0
+
+    # ----- end of the round ---------------------------------------------------------
+    def _task_round_end(self) -> None:
+        for pl in self.players:
+            pl["used"] = sorted(pl["used"] + pl["active"])
+            pl["active"] = []
+        if self._game_ends():
+            self.over = True
+            self.agenda = []
+            return
+        board = self.scen.board
+        self._push(
+            ["refill"],
+            ["forecast"],
+            ["rates"],
+            ["restock", board.restock[self.num_players]],
+            ["event_cubes"],
+            ["round_start"],
+        )
+
+    def _game_ends(self) -> bool:
+        if self.end_after is not None and self.end_after <= self.round:
+            return True
+        # With 1 or 2 players the game also ends when nobody has a marker left.
+        return self.num_players <= 2 and all(pl["markers"] == 0 for pl in self.players)
+
+    def _task_refill(self) -> None:
+        if self.solo:
+            self.discard += [c for c in self.row if c is not None]
+            self.row = [None] * len(self.row)
+        else:
+            if self.row[0] is not None:
+                self.discard.append(self.row[0])
+                self.row[0] = None
+            kept = [c for c in self.row if c is not None]
+            self.row = kept + [None] * (len(self.row) - len(kept))
+        self._push(*[["draw_row", i] for i, c in enumerate(self.row) if c is None])
+
+    def _task_forecast(self) -> None:
+        self.forecast = [self.forecast[1], self.forecast[2], None]
+        if self.top_back is not None:
+            self.forecast[2] = self.top_back
+        elif self._ensure_deck():
+            self.chance = ["forecast"]
+
+    def _task_rates(self) -> None:
+        w = self.forecast[0]
+        if w is None:
+            return
+        moves = self.scen.board.moves[w]
+        for track, values in (("excavate", self.scen.board.excavate_rates), ("lay_track", self.scen.board.lay_rates)):
+            self.rates[track] = max(0, min(len(values) - 1, self.rates[track] + moves[track]))
+
+    def _task_restock(self, remaining: int) -> None:
+        if remaining > 0 and sum(self.bag.values()) > 0:
+            self.chance = ["bag", "restock", remaining]
+
+    def _task_event_cubes(self) -> None:
+        if self.events_pending > 0:
+            self.events_pending -= 1
+            space = self.place_event_cube()
+            self._push(["event", space], ["event_cubes"])
+
+    def _task_event(self, space: int) -> None:
+        kind = self.scen.board.event_track[space - 1].event
+        self.event_log.append([self.round, space, kind])
+        tail = ["event_return", space]
+        if kind == "excavate":
+            self.event_excavate()
+        elif kind == "lay_track":
+            self.event_lay_track()
+        elif kind == "complete_station":
+            self.event_complete_station()
+        elif kind == "trains_available":
+            self.trains_available = True
+        elif kind == "maintenance":
+            owners = [s for s in self.order if self.p(s)["train"] is not None]
+            self._push(*[["maint", s] for s in owners], ["refill_shed"], tail)
+            return
+        self._push(tail)
+
+    def _task_event_return(self, space: int) -> None:
+        self.return_event_cubes(space)
+
+    def _task_maint(self, seat: int) -> None:
+        if self.maintenance_options(seat) == ["maint:lose"]:
+            self.do_maintenance(seat, "lose")
+        else:
+            self._ask("maint", seat)
+
+    def _task_refill_shed(self) -> None:
+        self.refill_shed()
+
+    # ===== chance outcomes =========================================================
+    def _outcome(self, task: list[Any], action: str) -> None:
+        kind = task[0]
+        _, _, arg = action.partition(":")
+        if kind == "track":
+            value = int(arg)
+            self.track_pool.remove(value)
+            self.tracks[task[1]].update(number=value, rubble=value)
+        elif kind == "aside":
+            self.aside_train = int(arg)
+            board = self.scen.board
+            self.shed = [{"number": t.number, "coal": t.coal} for t in self.scen.trains.values() if t.number != self.aside_train]
+            on_trains = sum(t["coal"] for t in self.shed)
+            self.bag["coal"] = board.coal_total[self.num_players] - self.yard["coal"] - on_trains
+        elif kind == "draw":
+            card = int(arg)
+            self.deck.remove(card)
+            self.top_back = None
+            if task[1] == "row":
+                self.row[task[2]] = card
+            else:
+                self.offer.append(card)
+                self._push(["offer_draw", task[2], task[3], task[4] - 1])
+        elif kind == "forecast":
+            self.forecast[2] = arg
+            self.top_back = arg
+        else:
+            self.bag[arg] -= 1
+            purpose = task[1]
+            if purpose == "yard":
+                self.yard[arg] += 1
+                self._push(["solo_yard", task[2] - 1])
+            elif purpose == "restock":
+                if arg == "event":
+                    self.events_pending += 1
+                else:
+                    self.yard[arg] += 1
+                self._push(["restock", task[2] - 1])
+            else:
+                if arg == "event":
+                    self.held_events += 1
+                else:
+                    self.p(task[2])[arg] += 1
+                self._push(["cube_draw", task[2], task[3] - 1])

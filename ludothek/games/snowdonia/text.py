@@ -1,0 +1,80 @@
+"""A terminal rendering of a Snowdonia position, built only from ``state.view(seat)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ludothek.engine import State
+from ludothek.engine.core import check_lang
+
+from .notation import WEATHER_WORDS, decision_label
+
+_W = {
+    "de": {
+        "round": "Runde", "route": "Strecke", "rates": "Arbeitstempo", "dig": "Räumen", "lay": "Gleise",
+        "weather": "Wetter", "events": "Ereignisse", "yard": "Lagerplatz", "bag": "Beutel", "steel": "Stahlvorrat",
+        "trains": "Loks", "row": "Auftragsreihe", "draw": "Nachziehstapel", "discard": "Ablage", "player": "Spieler",
+        "to_move": "am Zug", "over": "Spielende", "start": "Startspieler", "none": "-", "done": "fertig",
+    },
+    "en": {
+        "round": "Round", "route": "Route", "rates": "Work rates", "dig": "excavate", "lay": "lay track",
+        "weather": "Weather", "events": "Events", "yard": "Stock yard", "bag": "Bag", "steel": "Steel supply",
+        "trains": "Trains", "row": "Contract row", "draw": "Draw pile", "discard": "Discard", "player": "Player",
+        "to_move": "to move", "over": "Game over", "start": "start player", "none": "-", "done": "done",
+    },
+}
+
+
+def _cubes(d: dict[str, Any]) -> str:
+    return " ".join(f"{k}:{v}" for k, v in d.items())
+
+
+def render(state: State, seat: int | None, lang: str = "en") -> str:
+    check_lang(lang)
+    w = _W[lang]
+    v = state.view(seat)
+    lines: list[str] = [f"== Snowdonia - {w['round']} {v['round']} =="]
+    lines.append(w["route"] + ":")
+    for st in v["route"]:
+        tracks = " ".join(
+            f"[{'=' if t['laid'] else t['rubble']}{'' if t['owner'] is None else 'P' + str(t['owner'] + 1)}]"
+            for t in st["tracks"]
+        )
+        dig = " ".join(f"({d['rubble']}{'' if d['owner'] is None else ' P' + str(d['owner'] + 1)})" for d in st["dig"])
+        build = " ".join(
+            f"<{b['stone']}S{b['steel']}T:{b['vp']}{'' if b['owner'] is None else ' P' + str(b['owner'] + 1)}>"
+            for b in st["build"]
+        )
+        flag = " [X]" if st["completed"] else ""
+        surveyors = "".join(f" *{p + 1}" for p in st["surveyors"])
+        lines.append(f"  {tracks} {st['name']} ({st['surveyor_vp']}){flag} {dig} {build}{surveyors}".rstrip())
+    rates = v["work_rates"]
+    forecast = ", ".join(WEATHER_WORDS[lang][x] if x else w["none"] for x in v["weather"]["forecast"])
+    lines.append(
+        f"{w['rates']}: {w['dig']} {rates['excavate']['value']}, {w['lay']} {rates['lay_track']['value']}"
+        f"   {w['weather']}: {forecast}"
+    )
+    lines.append(w["events"] + ": " + " ".join(f"{e['space']}{'#' if e['cube'] else '.'}" for e in v["event_track"]))
+    lines.append(f"{w['yard']}: {_cubes(v['stock_yard'])}   {w['bag']}: {_cubes(v['bag'])}   {w['steel']}: {v['steel_supply']}")
+    lines.append(w["trains"] + ": " + ", ".join(f"{t['number']} {t['name']} ({t['cost']}, coal {t['coal']})" for t in v["trains"]))
+    for a in v["areas"]:
+        spaces = " ".join(f"{s['id']}={'' if s['worker'] is None else s['worker'] + 1}" for s in a["spaces"])
+        if a["unlimited"]:
+            spaces = "G: " + ",".join(str(x + 1) for x in a["workers"])
+        lines.append(f"  {a['area']} {a['action']}{' (fog)' if a['fog'] else ''}: {spaces}")
+    row = ", ".join("-" if c is None else f"#{c['number']}" for c in v["contract_row"])
+    lines.append(f"{w['row']}: {row}   {w['draw']}: {v['draw_pile']['count']}   {w['discard']}: {v['discard_pile']['count']}")
+    for p in (v["panels"][s] for s in v["panel_order"]):
+        star = f" ({w['start']})" if p["start_player"] else ""
+        train = f" train {p['train']['number']}" if p["train"] else ""
+        lines.append(
+            f"{w['player']} {p['seat'] + 1}{star}: {p['points_now']} ({p['points_final']})  "
+            f"workers {p['workers']} markers {p['markers']} iron {p['iron']} stone {p['stone']} coal {p['coal']} "
+            f"rubble {p['rubble']} steel {p['steel']}{train} contracts {p['contract_count']}"
+        )
+    if v["over"]:
+        lines.append(w["over"])
+    elif v["to_move"] is not None:
+        kind = v["decision"]["kind"] if v["decision"] else ""
+        lines.append(f"{w['player']} {v['to_move'] + 1} {w['to_move']}: {decision_label(kind, lang)}")
+    return "\n".join(lines)

@@ -1,0 +1,190 @@
+"""The JSON view of a Snowdonia position: the board, the stacks and Yucata's player panel.
+
+Nothing in Snowdonia is secret except the order of the contract deck, which
+the state never stores, so every seat gets the same view (plus ``me``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .data import AREAS
+from .scoring import contract_value_alone
+
+if TYPE_CHECKING:
+    from .rules import SnowdoniaState
+
+
+def _contract_json(st: SnowdoniaState, n: int) -> dict[str, Any]:
+    c = st.scen.contracts[n]
+    return {
+        "number": n,
+        "area": c.area,
+        "back": c.back,
+        "vp": c.vp,
+        "coal_vp": c.coal_vp,
+        "needs": {"stations": c.stations, "track": c.track, "rubble": c.rubble, "surveyor": c.surveyor},
+        "surveyor_tiers": [list(t) for t in c.surveyor_tiers],
+        "effect": c.effect,
+        "text": dict(c.text),
+    }
+
+
+def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
+    out = []
+    for si, station in enumerate(st.lay.stations):
+        s = st.sites[si]
+        out.append(
+            {
+                "key": station.key,
+                "number": station.number,
+                "name": station.name,
+                "surveyor_vp": station.surveyor_vp,
+                "tracks": [dict(st.tracks[i], slot=i) for i in st.lay.slots_before[si]],
+                "dig": [
+                    {"rubble": d["rubble"], "start": e.rubble, "vp": e.vp, "owner": d["owner"]}
+                    for d, e in zip(s["dig"], station.excavation_sites, strict=True)
+                ],
+                "build": [
+                    {"stone": b.stone, "steel": b.steel, "vp": b.vp, "owner": o}
+                    for o, b in zip(s["build"], station.build_sites, strict=True)
+                ],
+                "completed": s["completed"],
+                "open": st.route.station_open(si),
+                "surveyors": [p for p in range(st.num_players) if st.players[p]["surveyor"] == si],
+            }
+        )
+    return out
+
+
+def _areas(st: SnowdoniaState) -> list[dict[str, Any]]:
+    out = []
+    for area in AREAS:
+        spaces = [{"id": s, "worker": st.spaces.get(s), "action": st.space_action(s)} for s in st.area_spaces(area)]
+        out.append(
+            {
+                "area": area,
+                "action": "build" if area == "B" and st.b_build else st.scen.action_of(area),
+                "spaces": spaces,
+                "unlimited": area == "G",
+                "workers": list(st.g_workers) if area == "G" else [],
+                "fog": st.area_blocked(area),
+                "last_takes_start_player": area == "A",
+            }
+        )
+    return out
+
+
+def unusable(st: SnowdoniaState) -> list[dict[str, str]]:
+    """Action symbols the board crosses out, each with its reason (Yucata's red crosses)."""
+    out = []
+    if not st.trains_available:
+        out.append({"area": "E", "symbol": "train", "reason": "no_trains_yet"})
+    elif not st.shed:
+        out.append({"area": "E", "symbol": "train", "reason": "no_trains_left"})
+    if st.bag["stone"] == 0:
+        out.append({"area": "C", "symbol": "stone", "reason": "no_stone_in_bag"})
+    if st.steel == 0:
+        out.append({"area": "C", "symbol": "steel", "reason": "no_steel_in_supply"})
+    if st.route.rubble_left() == 0 and not st.b_build:
+        out.append({"area": "B", "symbol": "excavate", "reason": "no_rubble_left"})
+    if st.fog():
+        out += [{"area": a, "symbol": "all", "reason": "fog"} for a in st.scen.fog_blocks]
+    return out
+
+
+def _player(st: SnowdoniaState, seat: int) -> dict[str, Any]:
+    pl = st.players[seat]
+    parts = st.score_parts(seat)
+    holdings = st.holdings(seat)
+    values = parts["contract_values"]
+
+    def cards(pile: str) -> list[dict[str, Any]]:
+        return [
+            dict(
+                _contract_json(st, n),
+                value=values.get(str(n), 0),
+                value_alone=contract_value_alone(st.scen.contracts[n], holdings),
+            )
+            for n in sorted(pl[pile])
+        ]
+
+    train = pl["train"]
+    return {
+        "seat": seat,
+        "points_now": parts["stations"] + parts["track"],
+        "points_final": parts["total"],
+        "score_parts": {k: v for k, v in parts.items() if k != "contract_values"},
+        "workers": st.workers_total(seat) - pl["placed"],
+        "pub_worker": pl["pub"],
+        "markers": pl["markers"],
+        "iron": pl["iron"],
+        "stone": pl["stone"],
+        "coal": pl["coal"],
+        "rubble": pl["rubble"],
+        "steel": pl["steel"],
+        "start_player": st.start_player == seat,
+        "train": None if train is None else {"number": train, "name": st.scen.trains[train].name},
+        "surveyor": pl["surveyor"],
+        "contract_count": len(pl["unused"]) + len(pl["active"]) + len(pl["used"]),
+        "contracts": {"unused": cards("unused"), "active": cards("active"), "used": cards("used")},
+    }
+
+
+def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
+    board = st.scen.board
+    d = st.decision
+    order = list(st.order)
+    panel_order = order if seat is None else order[order.index(seat):] + order[: order.index(seat)]
+    return {
+        "game": "snowdonia",
+        "me": seat,
+        "players": st.num_players,
+        "round": st.round,
+        "over": st.over,
+        "to_move": None if d is None or st.over else d["seat"],
+        "decision": None if d is None else {k: v for k, v in d.items()},
+        "chance": None if st.chance is None else st.chance[0],
+        "start_player": st.start_player,
+        "turn_order": order,
+        "panel_order": panel_order,
+        "end_after_round": st.end_after,
+        "solo_train": st.solo_train if st.solo else None,
+        "route": _route(st),
+        "rubble_left": st.route.rubble_left(),
+        "tracks_left": len(st.route.unlaid()),
+        "areas": _areas(st),
+        "unusable": unusable(st),
+        "weather": {"forecast": list(st.forecast), "current": st.weather(), "fog": st.fog()},
+        "work_rates": {
+            "excavate": {"index": st.rates["excavate"], "value": st.rate("excavate"), "values": list(board.excavate_rates)},
+            "lay_track": {"index": st.rates["lay_track"], "value": st.rate("lay_track"), "values": list(board.lay_rates)},
+        },
+        "event_track": [
+            {"space": e.space, "event": e.event, "cube": st.events[i], "returns": list(e.return_spaces)}
+            for i, e in enumerate(board.event_track)
+        ],
+        "event_log": [{"round": r, "space": sp, "event": ev} for r, sp, ev in st.event_log],
+        "stock_yard": dict(st.yard),
+        "bag": dict(st.bag),
+        "steel_supply": st.steel,
+        "trains_available": st.trains_available,
+        "trains": [
+            {
+                "number": t["number"],
+                "name": st.scen.trains[t["number"]].name,
+                "cost": st.scen.trains[t["number"]].cost_steel,
+                "coal": t["coal"],
+                "ability": st.scen.trains[t["number"]].ability,
+            }
+            for t in st.shed
+        ],
+        "aside_train": st.aside_train is not None or st.solo,
+        "b_build": st.b_build,
+        "contract_row": [None if n is None else _contract_json(st, n) for n in st.row],
+        "offer": list(st.offer),
+        "draw_pile": {"count": len(st.deck), "cards": sorted(st.deck), "top_back": st.top_back},
+        "discard_pile": {"count": len(st.discard), "cards": list(st.discard)},
+        "contracts_blocked": st.contracts_blocked,
+        "panels": [_player(st, s) for s in range(st.num_players)],
+    }

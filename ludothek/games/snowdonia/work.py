@@ -1,0 +1,269 @@
+"""The actions of areas A to G: what a worker may choose there and what it does.
+
+Each action has an ``*_options`` function (the legal choices as action
+strings, used by `legal_actions`) and a function that carries a choice out.
+Automatic actions (excavate, lay track, surveyor) have no choice to make.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import StateBase
+from .data import CUBES
+
+
+def cube_combo_name(counts: dict[str, int]) -> str:
+    parts = [c for c in CUBES for _ in range(counts.get(c, 0))]
+    return "+".join(parts) if parts else "nothing"
+
+
+def parse_cube_combo(text: str) -> dict[str, int] | None:
+    counts = dict.fromkeys(CUBES, 0)
+    if text == "nothing":
+        return counts
+    for part in text.split("+"):
+        if part not in counts:
+            return None
+        counts[part] += 1
+    return counts
+
+
+class WorkMixin(StateBase):
+    """Actions A-G."""
+
+    # ----- A: stock yard ----------------------------------------------------------
+    def take_options(self, cap: int, coal_cap: int) -> list[str]:
+        """Ways to take up to ``cap`` cubes from the stock yard, at most ``coal_cap`` coal.
+
+        At least one cube must be taken when any is there: a placed worker has
+        to act if it can.
+        """
+        y = self.yard
+        out: list[str] = []
+        for c in range(min(coal_cap, y["coal"], cap) + 1):
+            for s in range(min(y["stone"], cap - c) + 1):
+                for i in range(min(y["iron"], cap - c - s) + 1):
+                    out.append(cube_combo_name({"iron": i, "stone": s, "coal": c}))
+        if len(out) > 1:
+            out.remove("nothing")
+        return out
+
+    def stock_yard_caps(self, seat: int) -> tuple[int, int]:
+        cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
+        train = self.p(seat)["train"]
+        if train is not None and self.scen.trains[train].ability == "stock_yard_plus_one":
+            cap += 1
+        coal_cap = cap if self.has_active(seat, "coal_limit_off") else 1
+        return cap, coal_cap
+
+    def take_cubes(self, seat: int, counts: dict[str, int]) -> None:
+        pl = self.p(seat)
+        for cube, n in counts.items():
+            self.yard[cube] -= n
+            pl[cube] += n
+
+    def take_start_player(self, seat: int) -> None:
+        """The last stock yard space takes the start player marker unless #22 holds it."""
+        if not self.start_locked:
+            self.start_player = seat
+
+    # ----- B: excavate ------------------------------------------------------------
+    def excavate_amount(self, seat: int) -> int:
+        n = self.rate("excavate")
+        train = self.p(seat)["train"]
+        if train is not None and self.scen.trains[train].ability == "excavate_plus_two":
+            n += 2
+        return n * 2 ** self.has_active(seat, "double_excavation")
+
+    def excavate(self, seat: int, amount: int) -> int:
+        """Take ``amount`` rubble uphill; clearing a shovel site gives its owner marker."""
+        route = self.route
+        pl = self.p(seat)
+        taken = 0
+        while taken < amount:
+            f = route.next_field()
+            if f is None:
+                break
+            have = route.rubble_at(f)
+            take = min(have, amount - taken)
+            route.set_rubble(f, have - take)
+            taken += take
+            if have - take == 0 and f[0] == "s":
+                self.claim_dig_site(seat, f[1], f[2])
+        pl["rubble"] += taken
+        return taken
+
+    def clear_next_field(self, seat: int) -> int:
+        """Contract #3: clear the next field with rubble completely."""
+        f = self.route.next_field()
+        if f is None:
+            return 0
+        return self.excavate(seat, self.route.rubble_at(f))
+
+    def claim_dig_site(self, seat: int, si: int, j: int) -> None:
+        pl = self.p(seat)
+        if pl["markers"] > 0:
+            pl["markers"] -= 1
+            self.sites[si]["dig"][j]["owner"] = seat
+
+    # ----- C: workshop ------------------------------------------------------------
+    def iron_per_steel(self, seat: int) -> int:
+        train = self.p(seat)["train"]
+        return 2 if train is not None and self.scen.trains[train].ability == "cheap_steel" else 3
+
+    def work_options(self, seat: int) -> list[str]:
+        pl = self.p(seat)
+        per = self.iron_per_steel(seat)
+        out: list[str] = []
+        for steel in range(4):
+            if steel * per > pl["iron"] or steel > self.steel:
+                break
+            for stone in range(4 - steel):
+                if 2 * stone > pl["rubble"] or stone > self.bag["stone"]:
+                    break
+                out.append("+".join(["steel"] * steel + ["stone"] * stone) or "nothing")
+        return out
+
+    def do_work(self, seat: int, steel: int, stone: int, iron_per: int) -> None:
+        pl = self.p(seat)
+        pl["iron"] -= steel * iron_per
+        self.bag["iron"] += steel * iron_per
+        pl["steel"] += steel
+        self.steel -= steel
+        pl["rubble"] -= 2 * stone
+        pl["stone"] += stone
+        self.bag["stone"] -= stone
+
+    # ----- D: lay track -----------------------------------------------------------
+    def lay_amount(self, seat: int) -> int:
+        n = self.rate("lay_track") + self.has_active(seat, "lay_plus_one")
+        train = self.p(seat)["train"]
+        if train is not None and self.scen.trains[train].ability == "lay_track_plus_one":
+            n += 1
+        return n
+
+    def lay_track(self, seat: int, amount: int) -> int:
+        """Lay up to ``amount`` track: one steel and one ownership marker each, lowest cleared card first."""
+        pl = self.p(seat)
+        laid = 0
+        for slot in self.route.clearable_tracks():
+            if laid >= amount or pl["steel"] < 1 or pl["markers"] < 1:
+                break
+            pl["steel"] -= 1
+            self.steel += 1
+            pl["markers"] -= 1
+            self.tracks[slot].update(laid=True, owner=seat)
+            laid += 1
+        if laid and self.route.all_laid() and self.end_after is None:
+            self.end_after = self.round
+        return laid
+
+    # ----- E: build ---------------------------------------------------------------
+    def build_options(self, seat: int) -> list[str]:
+        """Sites and trains the seat can pay for now, with every way of paying."""
+        pl = self.p(seat)
+        out: list[str] = []
+        route = self.route
+        iron_ok = self.has_active(seat, "iron_for_steel") > 0
+        rubble_ok = self.has_active(seat, "rubble_for_stone") > 0
+        discount = self.has_active(seat, "stone_discount")
+        if pl["markers"] > 0:
+            for si, st in enumerate(self.lay.stations):
+                if not route.station_open(si):
+                    continue
+                for j in route.free_build_sites(si):
+                    site = st.build_sites[j]
+                    name = f"build:{st.key}.{j + 1}"
+                    if site.stone:
+                        cost = max(0, site.stone - discount)
+                        for r in range(min(2, cost) + 1 if rubble_ok else 1):
+                            if pl["stone"] >= cost - r and pl["rubble"] >= 2 * r:
+                                out.append(name + "+rubble" * r)
+                    else:
+                        out.extend(name + s for s in self._steel_ways(pl, site.steel, iron_ok))
+        if self.trains_available:
+            for t in self.shed:
+                if t["number"] == pl["train"]:
+                    continue
+                cost = self.scen.trains[t["number"]].cost_steel
+                out.extend(f"train:{t['number']}{s}" for s in self._steel_ways(pl, cost, iron_ok))
+        return out
+
+    @staticmethod
+    def _steel_ways(pl: dict[str, Any], cost: int, iron_ok: bool) -> list[str]:
+        ways = []
+        for j in range(cost + 1 if iron_ok else 1):
+            if pl["steel"] >= cost - j and pl["iron"] >= 3 * j:
+                ways.append("+iron" * j)
+        return ways
+
+    def do_build(self, seat: int, action: str) -> None:
+        """Carry out a build option produced by `build_options`."""
+        pl = self.p(seat)
+        head, *extras = action.split("+")
+        kind, _, target = head.partition(":")
+        irons = extras.count("iron")
+        rubbles = extras.count("rubble")
+        if kind == "train":
+            number = int(target)
+            self._pay_steel(pl, self.scen.trains[number].cost_steel, irons)
+            self.buy_train(seat, number)
+            return
+        key, _, idx = target.partition(".")
+        si = self.lay.station_index(key)
+        j = int(idx) - 1
+        site = self.lay.stations[si].build_sites[j]
+        if site.stone:
+            cost = max(0, site.stone - self.has_active(seat, "stone_discount"))
+            pl["stone"] -= cost - rubbles
+            self.bag["stone"] += cost - rubbles
+            pl["rubble"] -= 2 * rubbles
+        else:
+            self._pay_steel(pl, site.steel, irons)
+        pl["markers"] -= 1
+        self.sites[si]["build"][j] = seat
+
+    def _pay_steel(self, pl: dict[str, Any], cost: int, irons: int) -> None:
+        pl["steel"] -= cost - irons
+        self.steel += cost - irons
+        pl["iron"] -= 3 * irons
+        self.bag["iron"] += 3 * irons
+
+    def buy_train(self, seat: int, number: int) -> None:
+        """Trade in the old train (if any), then take the new one with the coal on it."""
+        pl = self.p(seat)
+        if pl["train"] is not None:
+            old = pl["train"]
+            pl["train"] = None
+            self.return_train(old)
+        entry = self.shed_train(number)
+        assert entry is not None
+        missing = self.scen.trains[number].coal - entry["coal"]
+        # Yucata: coal still missing on a bought train comes from another train in the shed.
+        for other in sorted(self.shed, key=lambda t: -t["number"]):
+            if missing <= 0:
+                break
+            if other is entry or other["coal"] <= 0:
+                continue
+            move = min(missing, other["coal"])
+            other["coal"] -= move
+            entry["coal"] += move
+            missing -= move
+        pl["coal"] += entry["coal"]
+        self.shed.remove(entry)
+        pl["train"] = number
+        self.refill_shed()
+
+    # ----- F and G ----------------------------------------------------------------
+    def take_contract(self, seat: int, number: int) -> None:
+        idx = self.row.index(number)
+        self.row[idx] = None
+        self.p(seat)["unused"].append(number)
+
+    def move_surveyor(self, seat: int) -> bool:
+        pl = self.p(seat)
+        if pl["surveyor"] < len(self.lay.stations) - 1:
+            pl["surveyor"] += 1
+            return True
+        return False

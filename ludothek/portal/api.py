@@ -1,0 +1,244 @@
+"""The JSON API: everything the pages can do, for programs (documented by OpenAPI at ``/docs``).
+
+Authenticate with ``Authorization: Bearer <token>`` (``POST /api/tokens`` or
+the account page makes one).  A browser session cookie works too, and then a
+state-changing request must send the ``X-CSRF-Token`` header.  Refusals are
+JSON ``{"detail": message, "code": code}`` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field
+
+from ludothek import engine as eng
+from ludothek.storage import BadRequest, Forbidden, StoreError, Unauthorized, UserInfo
+
+from .context import current_user, lang_of, portal_of, session_of
+from .gameview import game_summary, seat_context
+from .security import csrf_ok
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+Lang = Annotated[Literal["de", "en"] | None, Query(description="language of texts; default: the user's")]
+
+
+class CsrfError(StoreError):
+    status = 403
+    code = "csrf"
+
+
+def api_user(request: Request) -> UserInfo:
+    """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
+    user = current_user(request)
+    if user is None:
+        raise Unauthorized("log in or send an API token (Authorization: Bearer ...)", code_key="login_needed")
+    unsafe = request.method not in ("GET", "HEAD", "OPTIONS") and not request.state.via_token
+    if unsafe and not csrf_ok(session_of(request), request.headers.get("x-csrf-token")):
+        raise CsrfError("missing or wrong X-CSRF-Token header", code_key="csrf")
+    return user
+
+
+User = Annotated[UserInfo, Depends(api_user)]
+
+
+def optional_user(request: Request) -> UserInfo | None:
+    return current_user(request)
+
+
+MaybeUser = Annotated[UserInfo | None, Depends(optional_user)]
+
+
+# ----------------------------------------------------------------------------- models
+class Credentials(BaseModel):
+    name: str = Field(max_length=40)
+    password: str = Field(max_length=200)
+    label: str = Field(default="", max_length=80, description="a name for the token")
+
+
+class Registration(BaseModel):
+    name: str = Field(max_length=40)
+    password: str = Field(max_length=200)
+    lang: Literal["de", "en"] = "en"
+
+
+class SeatSpec(BaseModel):
+    kind: Literal["me", "open", "invite", "bot"]
+    user: str | None = Field(default=None, description="the invited user's name (kind 'invite')")
+    bot: str | None = Field(default=None, description="the bot's name (kind 'bot'; default 'random')")
+
+
+class NewGame(BaseModel):
+    game: str = Field(description="game id, e.g. 'machikoro'")
+    players: int = Field(description="number of players")
+    options: dict[str, str | int] = Field(default_factory=dict)
+    seats: list[SeatSpec] | None = Field(
+        default=None, description="one entry per seat; default: me plus open invitations"
+    )
+
+
+class Move(BaseModel):
+    action: str = Field(description="one engine action, e.g. 'roll:1'")
+    seq: int = Field(description="the sequence number of the state the move was made against")
+
+
+class TokenOut(BaseModel):
+    token: str
+    user: dict[str, Any]
+
+
+def user_json(user: UserInfo) -> dict[str, Any]:
+    return {
+        "id": user.id,
+        "name": user.name,
+        "guest": user.is_guest,
+        "lang": user.lang,
+        "guest_expires_at": user.guest_expires_at.isoformat() if user.guest_expires_at else None,
+    }
+
+
+def client_key(request: Request) -> str:
+    return f"ip:{request.client.host if request.client else '?'}"
+
+
+# ----------------------------------------------------------------------------- accounts
+@router.post("/users", status_code=201, response_model=TokenOut, summary="Register and get an API token")
+def register(body: Registration, request: Request) -> dict[str, Any]:
+    store = portal_of(request).store
+    user = store.register(body.name, body.password, body.lang)
+    return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
+
+
+@router.post("/guests", status_code=201, response_model=TokenOut, summary="A 24-hour guest account")
+def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
+    store = portal_of(request).store
+    user = store.create_guest(lang or "en")
+    return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+
+
+@router.post("/tokens", status_code=201, response_model=TokenOut, summary="Log in: a new API token")
+def token(body: Credentials, request: Request) -> dict[str, Any]:
+    portal = portal_of(request)
+    keys = [f"user:{body.name.lower()}", client_key(request)]
+    portal.throttle.check(keys)
+    try:
+        user = portal.store.authenticate(body.name, body.password)
+    except Unauthorized:
+        portal.throttle.failed(keys)
+        raise
+    portal.throttle.succeeded(keys)
+    return {"token": portal.store.create_token(user.id, body.label), "user": user_json(user)}
+
+
+@router.get("/me", summary="Who I am")
+def me(user: User) -> dict[str, Any]:
+    return user_json(user)
+
+
+# ----------------------------------------------------------------------------- games
+@router.get("/catalog", summary="The games this server offers, with their options")
+def catalog(request: Request, lang: Lang = None) -> list[dict[str, Any]]:
+    return [eng.load(gid).to_json() for gid in eng.games()]
+
+
+@router.get("/games", summary="List games: open invitations, or mine")
+def list_games(
+    request: Request,
+    user: MaybeUser,
+    which: Annotated[Literal["open", "mine"], Query(description="open invitations or my games")] = "open",
+    lang: Lang = None,
+) -> list[dict[str, Any]]:
+    store = portal_of(request).store
+    language = lang or lang_of(request, user)
+    if which == "mine":
+        if user is None:
+            raise Unauthorized("log in or send an API token to list your games", code_key="login_needed")
+        groups = store.my_games(user.id)
+        games = groups["running"] + groups["open"] + groups["finished"]
+    else:
+        games = store.open_games(user)
+    return [game_summary(g, user, language) for g in games]
+
+
+@router.post("/games", status_code=201, summary="Create a game")
+def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
+    gid = store.create_game(user, body.game, body.players, body.options, seats)
+    return game_summary(store.game(gid), user, user.lang)
+
+
+@router.get("/next", summary="The game where it is my turn that has waited longest")
+def next_game(request: Request, user: User) -> dict[str, Any]:
+    gid = portal_of(request).store.next_waiting(user.id)
+    return {"game": gid}
+
+
+@router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
+def get_game(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> dict[str, Any]:
+    store = portal_of(request).store
+    language = lang or lang_of(request, user)
+    with store.state(game_id) as (info, tracked):
+        out = game_summary(info, user, language)
+        if tracked is not None:
+            sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, language)
+            sc["legal"] = sc.pop("legal_described")
+            out.update(sc)
+        return out
+
+
+@router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
+def join(game_id: int, request: Request, user: User) -> dict[str, Any]:
+    info = portal_of(request).store.join(game_id, user)
+    return game_summary(info, user, user.lang)
+
+
+@router.post("/games/{game_id}/leave", summary="Give back my seat before the game starts")
+def leave(game_id: int, request: Request, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    store.leave(game_id, user)
+    return game_summary(store.game(game_id), user, user.lang)
+
+
+@router.post("/games/{game_id}/cancel", summary="Cancel my invitation before the game starts")
+def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    store.cancel(game_id, user)
+    return game_summary(store.game(game_id), user, user.lang)
+
+
+@router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
+def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> dict[str, Any]:
+    store = portal_of(request).store
+    info = store.game(game_id)
+    seat = info.seat_of(user.id)
+    if seat is None:
+        raise Forbidden("you do not play in this game", code_key="not_seated")
+    event = store.submit(game_id, seat, body.action, body.seq)
+    return {
+        "game": game_id,
+        "seq": event.seq,
+        "to_move": event.to_move if event.to_move >= 0 else None,
+        "status": event.status,
+        "my_turn": event.to_move == seat,
+    }
+
+
+@router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")
+def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[str, Any]:
+    store = portal_of(request).store
+    info = store.game(game_id)
+    viewer: int | str | None = "all" if info.status == "finished" else info.seat_of(user.id if user else None)
+    return store.record(game_id, viewer)
+
+
+@router.get("/games/{game_id}/log", summary="The game log as sentences in my language")
+def get_log(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
+    store = portal_of(request).store
+    language = lang or lang_of(request, user)
+    with store.state(game_id) as (info, tracked):
+        if tracked is None:
+            raise BadRequest("the game has not started yet", code_key="not_started")
+        return tracked.log_for(info.seat_of(user.id) if user else None, language)

@@ -1,0 +1,175 @@
+"""The application factory: `create_app(settings)` wires storage, live updates, bots, pages and API."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from ludothek.storage import Store, StoreError, make_engine, migrate
+from ludothek.storage.store import UserInfo
+
+from . import api, pages
+from .botrunner import BotRunner
+from .context import Portal, bearer_token, portal_of
+from .i18n import t
+from .live import Hub, RedisHub
+from .security import COOKIE, LoginThrottle, SessionCodec
+from .settings import Settings
+
+PACKAGE = resources.files("ludothek.portal")
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A complete portal for ``settings`` (migrates the database first)."""
+    settings = settings or Settings()
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    store = Store(engine, cache_size=settings.cache_size, hasher=settings.hasher)
+    secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    hub: Hub = RedisHub(settings.redis_url) if settings.redis_url else Hub()
+    bots = BotRunner(store, delay=settings.bot_delay)
+    store.listeners.append(hub.publish)
+    store.listeners.append(bots.on_event)
+    templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
+    portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginThrottle())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        bots.start()
+        try:
+            yield
+        finally:
+            bots.stop()
+            await hub.stop()
+            engine.dispose()
+
+    app = FastAPI(
+        title="Ludothek",
+        description="Asynchronous turn-based board games: the JSON API. "
+        "Authenticate with `Authorization: Bearer <token>` (see POST /api/tokens).",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.portal = portal
+    pages.setup_templates(templates)
+    app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError) -> Response:
+        headers = {"Retry-After": str(exc.params["seconds"])} if exc.status == 429 else None
+        if _wants_json(request):
+            return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status, headers=headers)
+        return pages.error_page(request, exc, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return JSONResponse({"detail": "malformed JSON in the request body", "code": "malformed"}, 400)
+        parts = []
+        for e in errors:
+            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            parts.append(f"{where or 'body'}: {e.get('msg')}")
+        return JSONResponse({"detail": "malformed request: " + "; ".join(parts), "code": "malformed"}, 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if _wants_json(request):
+            return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code)
+        return pages.error_page(request, StoreError(str(exc.detail)), None, status=exc.status_code)
+
+    @app.websocket("/games/{game_id}/live")
+    @app.websocket("/api/games/{game_id}/live")
+    async def live(websocket: WebSocket, game_id: int) -> None:
+        await live_socket(websocket, game_id)
+
+    return app
+
+
+async def live_socket(websocket: WebSocket, game_id: int) -> None:
+    """Send ``{"type": "update", "seq": ...}`` whenever the game moves; the client fetches its own view.
+
+    Browsers must come from our own origin (a foreign page cannot listen with
+    the visitor's cookie); programs authenticate with ``?token=`` or a Bearer header.
+    """
+    portal = portal_of(websocket)
+    origin = websocket.headers.get("origin")
+    host = websocket.headers.get("host")
+    if origin is not None and host is not None and origin.split("://", 1)[-1] != host:
+        await websocket.close(code=1008)
+        return
+    try:
+        info = await asyncio.to_thread(portal.store.game, game_id)
+    except StoreError:
+        await websocket.close(code=1008)
+        return
+    user: UserInfo | None = None
+    token = websocket.query_params.get("token") or bearer_token(websocket)
+    if token:
+        user = await asyncio.to_thread(portal.store.user_by_token, token)
+    else:
+        session = portal.codec.load(websocket.cookies.get(COOKIE))
+        if session.uid is not None:
+            user = await asyncio.to_thread(portal.store.user, session.uid)
+    await websocket.accept()
+    queue = portal.hub.watch(game_id)
+    try:
+        await websocket.send_json(
+            {"type": "hello", "game": game_id, "seq": info.seq, "status": info.status,
+             "seat": info.seat_of(user.id) if user else None}
+        )
+        receiver = asyncio.create_task(_drain(websocket))
+        while True:
+            getter = asyncio.create_task(queue.get())
+            done, _ = await asyncio.wait({getter, receiver}, return_when=asyncio.FIRST_COMPLETED)
+            if receiver in done:
+                getter.cancel()
+                break
+            await websocket.send_json(getter.result())
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        portal.hub.unwatch(game_id, queue)
+        with contextlib.suppress(Exception):
+            await websocket.close()
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read (and ignore) what the client sends, to notice when it goes away."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            message: Any = await websocket.receive()
+            if message.get("type") == "websocket.disconnect":
+                return
+
+
+def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: Any) -> None:
+    """Start the portal with uvicorn (``ludothek serve`` calls this)."""
+    import uvicorn
+
+    settings = Settings.from_env(db_url)
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    app = create_app(settings)
+    print(f"Ludothek: {t('site', 'en')} on http://{host}:{port} (database {settings.db_url})", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20)

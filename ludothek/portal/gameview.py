@@ -1,0 +1,70 @@
+"""What one viewer may see of a game, for pages and the API alike.
+
+Everything here is built from the viewer's seat: ``state.view(seat)``, the
+seat's legal actions (only on its turn) and the log as that seat may read it.
+Nothing else of the state leaves this module, which is what keeps secrets
+secret in pages, API answers and live updates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ludothek import engine as eng
+from ludothek.storage import GameInfo, UserInfo
+from ludothek.storage.store import Tracked
+
+from .i18n import pick
+
+
+def seat_names(info: GameInfo) -> list[str]:
+    return [s.name or "?" for s in info.seats]
+
+
+def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, Any]:
+    """Public facts of a game (lobby lists, API lists)."""
+    game = eng.load(info.game)
+    my_seat = info.seat_of(user.id) if user else None
+    return {
+        "id": info.id,
+        "game": info.game,
+        "title": pick(game.title, lang),
+        "num_players": info.num_players,
+        "options": dict(info.options),
+        "status": info.status,
+        "creator_id": info.creator_id,
+        "seq": info.seq,
+        "to_move": info.to_move if info.to_move >= 0 else None,
+        "my_seat": my_seat,
+        "my_turn": my_seat is not None and info.status == "running" and info.to_move == my_seat,
+        "seats": [
+            {"seat": s.seat, "kind": s.kind, "name": s.name, "bot": s.bot} for s in info.seats
+        ],
+        "result": info.result,
+        "created_at": info.created_at.isoformat(),
+        "turn_since": info.turn_since.isoformat() if info.turn_since else None,
+    }
+
+
+def seat_context(info: GameInfo, tracked: Tracked, seat: int | None, lang: str) -> dict[str, Any]:
+    """The viewer's view, legal actions with their sentences, log and result."""
+    state = tracked.state
+    view = state.view(seat)
+    to_move = state.current_player()
+    legal = state.legal_actions() if seat is not None and to_move == seat else []
+    return {
+        "seat": seat,
+        "view": view,
+        "legal": legal,
+        "legal_described": [{"action": a, "text": state.describe(a, lang)} for a in legal],
+        "log": tracked.log_for(seat, lang),
+        "to_move": to_move if to_move >= 0 else None,
+        "finished": state.is_terminal(),
+        "result": state.result_json() if state.is_terminal() else None,
+        "seq": state.move_number(),
+    }
+
+
+def engine_log_equivalent(tracked: Tracked, seat: int | None, lang: str) -> list[dict[str, Any]]:
+    """`ludothek.engine.log` for the same viewer (used by tests to prove the cached log is identical)."""
+    return eng.log(tracked.state, viewer=seat, lang=lang)

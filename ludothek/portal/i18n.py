@@ -1,0 +1,162 @@
+"""The portal's own interface texts in German and English.
+
+Game and card names never live here: they come from each game's data
+(``game.title``, option labels, ``describe``).  A missing key falls back to
+English and then to the key itself, so a gap is visible but never fatal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+LANGS = ("de", "en")
+
+TEXTS: dict[str, dict[str, str]] = {
+    "site": {"de": "Ludothek", "en": "Ludothek"},
+    "tagline": {
+        "de": "Brettspiele rundenweise im Browser – gegen Freunde oder Bots.",
+        "en": "Turn-based board games in the browser – with friends or bots.",
+    },
+    "login": {"de": "Anmelden", "en": "Log in"},
+    "logout": {"de": "Abmelden", "en": "Log out"},
+    "register": {"de": "Registrieren", "en": "Register"},
+    "guest": {"de": "Als Gast spielen (24 Stunden)", "en": "Play as a guest (24 hours)"},
+    "guest_note": {
+        "de": "Gastkonto: läuft am {when} ab, außer du machst es zu einem richtigen Konto.",
+        "en": "Guest account: expires on {when} unless you turn it into a real account.",
+    },
+    "convert": {"de": "Zu einem richtigen Konto machen", "en": "Turn into a real account"},
+    "name": {"de": "Benutzername", "en": "User name"},
+    "password": {"de": "Passwort", "en": "Password"},
+    "account": {"de": "Konto", "en": "Account"},
+    "lobby": {"de": "Spielesaal", "en": "Lobby"},
+    "my_games": {"de": "Meine Spiele", "en": "My games"},
+    "new_game": {"de": "Neues Spiel", "en": "New game"},
+    "next_game": {"de": "Nächstes wartendes Spiel", "en": "Next game waiting for me"},
+    "no_waiting": {"de": "Kein Spiel wartet auf dich.", "en": "No game is waiting for you."},
+    "open_games": {"de": "Offene Einladungen", "en": "Open invitations"},
+    "no_open_games": {"de": "Gerade keine offenen Einladungen.", "en": "No open invitations right now."},
+    "running": {"de": "Laufende Spiele", "en": "Running games"},
+    "waiting_players": {"de": "Warten auf Mitspieler", "en": "Waiting for players"},
+    "finished": {"de": "Beendete Spiele", "en": "Finished games"},
+    "your_turn": {"de": "Du bist am Zug", "en": "Your turn"},
+    "their_turn": {"de": "{name} ist am Zug", "en": "{name} to move"},
+    "game_over": {"de": "Spiel beendet", "en": "Game over"},
+    "join": {"de": "Beitreten", "en": "Join"},
+    "accept": {"de": "Einladung annehmen", "en": "Accept invitation"},
+    "leave": {"de": "Verlassen", "en": "Leave"},
+    "cancel": {"de": "Absagen", "en": "Cancel game"},
+    "open": {"de": "Öffnen", "en": "Open"},
+    "game": {"de": "Spiel", "en": "Game"},
+    "players": {"de": "Spieler", "en": "Players"},
+    "num_players": {"de": "Anzahl Spieler", "en": "Number of players"},
+    "options": {"de": "Optionen", "en": "Options"},
+    "seats": {"de": "Plätze", "en": "Seats"},
+    "seat": {"de": "Platz {n}", "en": "Seat {n}"},
+    "seat_me": {"de": "Ich", "en": "Me"},
+    "seat_open": {"de": "Offene Einladung", "en": "Open invitation"},
+    "seat_invite": {"de": "Einladung an …", "en": "Invite …"},
+    "seat_bot": {"de": "Bot", "en": "Bot"},
+    "seat_waiting": {"de": "frei", "en": "open"},
+    "seat_invited": {"de": "eingeladen: {name}", "en": "invited: {name}"},
+    "invite_name": {"de": "Name (bei Einladung)", "en": "Name (for an invitation)"},
+    "create": {"de": "Spiel anlegen", "en": "Create game"},
+    "legal_actions": {"de": "Deine möglichen Züge", "en": "Your legal actions"},
+    "no_actions": {"de": "Du bist gerade nicht am Zug.", "en": "It is not your turn."},
+    "log": {"de": "Spielverlauf", "en": "Game log"},
+    "result": {"de": "Ergebnis", "en": "Result"},
+    "rank": {"de": "Platz", "en": "Rank"},
+    "score": {"de": "Punkte", "en": "Score"},
+    "winner": {"de": "Sieger: {names}", "en": "Winner: {names}"},
+    "spectator": {"de": "Du schaust zu.", "en": "You are watching."},
+    "move": {"de": "Zug {n}", "en": "Move {n}"},
+    "chance": {"de": "Zufall", "en": "Chance"},
+    "live_on": {"de": "live", "en": "live"},
+    "live_off": {"de": "Verbindung getrennt – neu laden", "en": "Disconnected – reload"},
+    "language": {"de": "Sprache", "en": "Language"},
+    "api_tokens": {"de": "API-Tokens", "en": "API tokens"},
+    "api_token_new": {"de": "Neues Token", "en": "New token"},
+    "api_token_shown": {
+        "de": "Dein neues Token (wird nur einmal gezeigt):",
+        "en": "Your new token (shown only once):",
+    },
+    "api_docs": {"de": "JSON-API-Dokumentation", "en": "JSON API documentation"},
+    "label": {"de": "Bezeichnung", "en": "Label"},
+    "created": {"de": "angelegt", "en": "created"},
+    "record": {"de": "Spielaufzeichnung (JSON)", "en": "Game record (JSON)"},
+    "generic_board": {"de": "Spielstand", "en": "Game state"},
+    "welcome": {"de": "Willkommen, {name}!", "en": "Welcome, {name}!"},
+    "not_found": {"de": "Nicht gefunden.", "en": "Not found."},
+    "error": {"de": "Fehler", "en": "Error"},
+    "back": {"de": "Zurück", "en": "Back"},
+    "cancelled": {"de": "Abgesagt", "en": "Cancelled"},
+    "waiting_since": {"de": "wartet seit {when}", "en": "waiting since {when}"},
+    # refusals of the store, by code_key
+    "err_bad_name": {
+        "de": "Ein Benutzername hat 3 bis 20 Buchstaben, Ziffern, '.', '_' oder '-'.",
+        "en": "A user name has 3 to 20 letters, digits, '.', '_' or '-'.",
+    },
+    "err_bad_password": {
+        "de": "Ein Passwort hat mindestens 8 Zeichen.",
+        "en": "A password has at least 8 characters.",
+    },
+    "err_name_taken": {"de": "Dieser Name ist schon vergeben.", "en": "That name is taken."},
+    "err_bad_login": {"de": "Falscher Benutzername oder falsches Passwort.", "en": "Wrong user name or password."},
+    "err_too_many_attempts": {
+        "de": "Zu viele fehlgeschlagene Anmeldungen. Bitte warte {seconds} Sekunden.",
+        "en": "Too many failed logins. Please wait {seconds} seconds.",
+    },
+    "err_stale": {
+        "de": "Dieser Zug kommt zu spät: das Spiel ist inzwischen bei Zug {current}. Die Ansicht ist jetzt aktuell.",
+        "en": "This move came too late: the game has moved on to move {current}. The view is up to date now.",
+    },
+    "err_not_your_turn": {"de": "Du bist nicht am Zug.", "en": "It is not your turn."},
+    "err_illegal": {"de": "Dieser Zug ist jetzt nicht erlaubt: {action}", "en": "That move is not legal now: {action}"},
+    "err_game_over": {"de": "Das Spiel ist beendet.", "en": "The game is over."},
+    "err_not_started": {"de": "Das Spiel hat noch nicht begonnen.", "en": "The game has not started yet."},
+    "err_not_open": {
+        "de": "Das Spiel hat schon begonnen oder ist vorbei.",
+        "en": "The game has already started or is over.",
+    },
+    "err_full": {"de": "Für dich ist kein Platz frei.", "en": "No seat is free for you."},
+    "err_already_seated": {"de": "Du sitzt schon in diesem Spiel.", "en": "You already have a seat in this game."},
+    "err_not_seated": {"de": "Du hast keinen Platz in diesem Spiel.", "en": "You have no seat in this game."},
+    "err_not_creator": {"de": "Nur wer das Spiel angelegt hat, kann es absagen.", "en": "Only the creator can cancel."},
+    "err_creator_leaves": {"de": "Du hast das Spiel angelegt: sag es stattdessen ab.", "en": "You created this game: cancel it instead."},
+    "err_no_game": {"de": "Dieses Spiel gibt es nicht.", "en": "There is no such game."},
+    "err_no_user": {"de": "Diesen Benutzer gibt es nicht.", "en": "There is no such user."},
+    "err_login_needed": {"de": "Bitte melde dich zuerst an.", "en": "Please log in first."},
+    "err_csrf": {
+        "de": "Das Formular ist abgelaufen (CSRF-Schutz). Bitte lade die Seite neu.",
+        "en": "The form has expired (CSRF protection). Please reload the page.",
+    },
+}
+
+
+def t(key: str, lang: str, **params: Any) -> str:
+    """The text for ``key`` in ``lang`` with ``{params}`` filled in."""
+    entry = TEXTS.get(key)
+    text = key if entry is None else entry.get(lang) or entry["en"]
+    if params:
+        try:
+            return text.format(**params)
+        except (KeyError, IndexError, ValueError):
+            return text
+    return text
+
+
+def pick(texts: Mapping[str, str] | None, lang: str) -> str:
+    """The text of a ``{"de": ..., "en": ...}`` mapping from game data, falling back to English."""
+    if not texts:
+        return ""
+    return texts.get(lang) or texts.get("en") or next(iter(texts.values()))
+
+
+def choose_lang(accept_language: str | None) -> str:
+    """German or English from an Accept-Language header (English unless German comes first)."""
+    for part in (accept_language or "").split(","):
+        code = part.split(";")[0].strip().lower()[:2]
+        if code in LANGS:
+            return code
+    return "en"

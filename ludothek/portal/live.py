@@ -1,0 +1,149 @@
+"""Live updates: who is watching which game, and telling them that it moved.
+
+A message says only public facts (the game, its new sequence number, the seat
+to move, the status); each page or program then fetches its own view, so an
+update can never carry another seat's secrets.
+
+Fan-out is in-process by default.  With a Redis URL, every process publishes
+to one Redis channel and each forwards what it hears to its own watchers, so
+several servers behind a load balancer all see every move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+from collections import defaultdict
+from typing import Any
+
+from ludothek.storage import GameEvent
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "ludothek:events"
+
+
+def event_message(event: GameEvent) -> dict[str, Any]:
+    return {
+        "type": "update",
+        "game": event.game_id,
+        "seq": event.seq,
+        "to_move": event.to_move if event.to_move >= 0 else None,
+        "status": event.status,
+    }
+
+
+class Hub:
+    """Watchers per game; `publish` may be called from any thread."""
+
+    def __init__(self) -> None:
+        self._watchers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
+        self._lock = threading.Lock()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def watch(self, game_id: int) -> asyncio.Queue[dict[str, Any]]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=256)
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        with self._lock:
+            self._watchers[game_id].add(queue)
+        return queue
+
+    def unwatch(self, game_id: int, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        with self._lock:
+            watchers = self._watchers.get(game_id)
+            if watchers is not None:
+                watchers.discard(queue)
+                if not watchers:
+                    del self._watchers[game_id]
+
+    def watcher_count(self) -> int:
+        with self._lock:
+            return sum(len(w) for w in self._watchers.values())
+
+    def _deliver(self, game_id: int, message: dict[str, Any]) -> None:
+        with self._lock:
+            queues = list(self._watchers.get(game_id, ()))
+        for q in queues:
+            if q.full():  # a stuck watcher only needs the newest news
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    q.get_nowait()
+            q.put_nowait(message)
+
+    def deliver(self, game_id: int, message: dict[str, Any]) -> None:
+        """Hand a message to this process's watchers (thread-safe)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._deliver(game_id, message)
+        else:
+            loop.call_soon_threadsafe(self._deliver, game_id, message)
+
+    def publish(self, event: GameEvent) -> None:
+        """Store listener: tell watchers of this game."""
+        self.deliver(event.game_id, event_message(event))
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        return None
+
+
+class RedisHub(Hub):
+    """Fan-out across processes through Redis pub/sub."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        import redis
+        import redis.asyncio as aioredis
+
+        self.url = url
+        self._pub = redis.Redis.from_url(url)
+        self._sub = aioredis.Redis.from_url(url)
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    def publish(self, event: GameEvent) -> None:
+        self._pub.publish(CHANNEL, json.dumps(event_message(event)))
+
+    async def start(self) -> None:
+        await super().start()
+        self._ready = asyncio.Event()
+        self._task = asyncio.create_task(self._listen())
+        await asyncio.wait_for(self._ready.wait(), timeout=5)
+
+    async def _listen(self) -> None:
+        pubsub = self._sub.pubsub()
+        await pubsub.subscribe(CHANNEL)
+        self._ready.set()
+        try:
+            async for item in pubsub.listen():
+                if item.get("type") != "message":
+                    continue
+                try:
+                    message = json.loads(item["data"])
+                    self._deliver(int(message["game"]), message)
+                except (ValueError, KeyError, TypeError):
+                    log.warning("ignoring a malformed live message from Redis")
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self._sub.aclose()
+        with contextlib.suppress(Exception):
+            self._pub.close()

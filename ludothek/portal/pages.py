@@ -1,0 +1,419 @@
+"""The HTML pages: server-rendered with Jinja2, enhanced with htmx and a little JavaScript.
+
+Every state-changing form carries the session's CSRF value (``csrf`` field, or
+the ``X-CSRF-Token`` header that htmx requests send).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from functools import cache
+from importlib import resources
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+from jinja2 import TemplateNotFound
+from markupsafe import Markup, escape
+from starlette.responses import Response
+
+from ludothek import engine as eng
+from ludothek.storage import BadRequest, StoreError, UserInfo
+
+from .context import current_user, lang_of, portal_of, save_session, session_of
+from .gameview import game_summary, seat_context, seat_names
+from .i18n import pick as pick_text
+from .i18n import t
+from .security import csrf_ok
+
+router = APIRouter(include_in_schema=False)
+
+STATIC = resources.files("ludothek.portal") / "static"
+
+
+class CsrfRefused(StoreError):
+    status = 403
+    code = "csrf"
+
+
+class LoginNeeded(StoreError):
+    status = 401
+    code = "unauthorized"
+
+
+def setup_templates(templates: Jinja2Templates) -> None:
+    env = templates.env
+    env.globals["t"] = t
+    env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
+
+
+@cache
+def game_data(game_id: str, name: str) -> Any:
+    """A JSON data file shipped in a game's package (component names, costs ...), for board partials."""
+    if "/" in name or not name.endswith(".json"):
+        raise ValueError(f"not a data file name: {name!r}")
+    package = resources.files(f"ludothek.games.{game_id}")
+    path = package / name if (package / name).is_file() else package / "data" / name
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def _has_static(path: str) -> bool:
+    return (STATIC / path).is_file()
+
+
+def _board_template(templates: Jinja2Templates, game_id: str) -> str:
+    name = f"boards/{game_id}.html"
+    try:
+        templates.env.get_template(name)
+        return name
+    except TemplateNotFound:
+        return "boards/_generic.html"
+
+
+def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
+    lang = lang_of(request, user)
+    return {
+        "request": request,
+        "user": user,
+        "lang": lang,
+        "csrf": session_of(request).csrf,
+        "path": request.url.path,
+        "tr": lambda key, **kw: t(key, lang, **kw),
+        "pick": lambda texts: pick_text(texts, lang),
+    }
+
+
+def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:
+    templates = portal_of(request).templates
+    context = base_context(request, user)
+    context.update(ctx)
+    response = templates.TemplateResponse(request, template, context, status_code=status)
+    return save_session(request, response)
+
+
+def redirect(request: Request, url: str) -> Response:
+    if request.headers.get("hx-request"):
+        response: Response = Response(status_code=204, headers={"HX-Redirect": url})
+    else:
+        response = RedirectResponse(url, status_code=303)
+    return save_session(request, response)
+
+
+def message_of(exc: StoreError, lang: str) -> str:
+    key = exc.params.get("code_key") or exc.code
+    text = t(f"err_{key}", lang, **exc.params)
+    return exc.message if text == f"err_{key}" else text
+
+
+def error_page(
+    request: Request, exc: StoreError, headers: dict[str, str] | None, status: int | None = None
+) -> Response:
+    user = getattr(request.state, "user", None)
+    lang = lang_of(request, user)
+    response = render(request, "error.html", user, status=status or exc.status, message=message_of(exc, lang))
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def check_csrf(request: Request, token: str | None) -> None:
+    if not csrf_ok(session_of(request), token or request.headers.get("x-csrf-token")):
+        raise CsrfRefused("the form has expired (CSRF); reload the page", code_key="csrf")
+
+
+def need_user(request: Request) -> UserInfo:
+    user = current_user(request)
+    if user is None:
+        raise LoginNeeded("log in first", code_key="login_needed")
+    return user
+
+
+CsrfField = Annotated[str, Form()]
+
+
+# ----------------------------------------------------------------------------- home, lobby, my games
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> Response:
+    user = current_user(request)
+    store = portal_of(request).store
+    lang = lang_of(request, user)
+    open_games = [game_summary(g, user, lang) for g in store.open_games(user)]
+    mine = None
+    if user is not None:
+        groups = store.my_games(user.id)
+        mine = {k: [game_summary(g, user, lang) for g in v] for k, v in groups.items()}
+    return render(request, "home.html", user, open_games=open_games, mine=mine,
+                  catalog=[eng.load(g) for g in eng.games()])
+
+
+@router.get("/next")
+def next_game(request: Request) -> Response:
+    user = need_user(request)
+    gid = portal_of(request).store.next_waiting(user.id)
+    return redirect(request, f"/games/{gid}" if gid is not None else "/?waiting=none")
+
+
+# ----------------------------------------------------------------------------- accounts
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request) -> Response:
+    return render(request, "login.html", current_user(request), mode="login")
+
+
+@router.get("/register", response_class=HTMLResponse)
+def register_form(request: Request) -> Response:
+    return render(request, "login.html", current_user(request), mode="register")
+
+
+def _log_in(request: Request, user: UserInfo) -> None:
+    session = session_of(request)
+    session.uid = user.id
+    session.lang = user.lang
+    session.csrf = secrets.token_urlsafe(24)  # a new CSRF secret with every login
+    session.dirty = True
+    request.state.user = user
+
+
+@router.post("/login")
+def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    portal = portal_of(request)
+    keys = [f"user:{name.lower()}", f"ip:{request.client.host if request.client else '?'}"]
+    try:
+        portal.throttle.check(keys)
+        try:
+            user = portal.store.authenticate(name, password)
+        except StoreError:
+            portal.throttle.failed(keys)
+            raise
+    except StoreError as exc:
+        status = exc.status
+        response = render(request, "login.html", None, status=status, mode="login", name=name,
+                          error=message_of(exc, lang_of(request)))
+        if status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
+    portal.throttle.succeeded(keys)
+    _log_in(request, user)
+    return redirect(request, "/")
+
+
+@router.post("/register")
+def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    store = portal_of(request).store
+    lang = lang_of(request)
+    try:
+        user = store.register(name, password, lang)
+    except StoreError as exc:
+        return render(request, "login.html", None, status=exc.status, mode="register", name=name,
+                      error=message_of(exc, lang))
+    _log_in(request, user)
+    return redirect(request, "/")
+
+
+@router.post("/guest")
+def guest(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = portal_of(request).store.create_guest(lang_of(request))
+    _log_in(request, user)
+    return redirect(request, "/")
+
+
+@router.post("/logout")
+def logout(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    session = session_of(request)
+    session.uid = None
+    session.csrf = secrets.token_urlsafe(24)
+    session.dirty = True
+    return redirect(request, "/")
+
+
+@router.post("/lang")
+def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], next: Annotated[str, Form()] = "/") -> Response:
+    check_csrf(request, csrf)
+    if lang not in eng.LANGS:
+        raise BadRequest("language must be de or en")
+    user = current_user(request)
+    if user is not None:
+        portal_of(request).store.set_lang(user.id, lang)
+    session = session_of(request)
+    session.lang = lang
+    session.dirty = True
+    target = next if next.startswith("/") and not next.startswith("//") else "/"
+    return redirect(request, target)
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account(request: Request) -> Response:
+    return render(request, "account.html", need_user(request))
+
+
+@router.post("/account/convert")
+def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        user = portal_of(request).store.convert_guest(user.id, name, password)
+    except StoreError as exc:
+        return render(request, "account.html", user, status=exc.status, error=message_of(exc, user.lang))
+    _log_in(request, user)
+    return redirect(request, "/account")
+
+
+@router.post("/account/tokens")
+def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    token = portal_of(request).store.create_token(user.id, label)
+    return render(request, "account.html", user, new_token=token)
+
+
+# ----------------------------------------------------------------------------- lobby
+@router.get("/new", response_class=HTMLResponse)
+def new_game_form(request: Request, game: str | None = None) -> Response:
+    user = need_user(request)
+    ids = eng.games()
+    chosen = eng.load(game if game in ids else ids[0]) if ids else None
+    return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen)
+
+
+@router.post("/new")
+async def create_game(request: Request) -> Response:
+    form = await request.form()
+    check_csrf(request, str(form.get("csrf") or ""))
+    return await _run_sync(request, _create_game, {k: str(v) for k, v in form.multi_items()})
+
+
+async def _run_sync(request: Request, fn: Any, *args: Any) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    result: Response = await run_in_threadpool(fn, request, *args)
+    return result
+
+
+def _create_game(request: Request, form: dict[str, str]) -> Response:
+    user = need_user(request)
+    store = portal_of(request).store
+    game_id = form.get("game", "")
+    try:
+        game = eng.load(game_id)
+    except KeyError:
+        raise BadRequest(f"unknown game {game_id!r}") from None
+    try:
+        players = int(form.get("players", ""))
+    except ValueError:
+        raise BadRequest("the number of players must be a whole number") from None
+    options = {o.name: form[f"opt_{o.name}"] for o in game.options if f"opt_{o.name}" in form}
+    seats: list[dict[str, Any]] = [{"kind": "me"}]
+    for i in range(1, max(players, 1)):
+        kind = form.get(f"seat{i}", "open")
+        seats.append({"kind": kind, "user": form.get(f"seat{i}_name", "").strip() or None})
+    try:
+        gid = store.create_game(user, game.id, players, options, seats)
+    except StoreError as exc:
+        return render(request, "new_game.html", user, status=exc.status, games=[eng.load(g) for g in eng.games()],
+                      chosen=game, error=message_of(exc, user.lang))
+    return redirect(request, f"/games/{gid}")
+
+
+@router.post("/games/{game_id}/join")
+def join(request: Request, game_id: int, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.join(game_id, need_user(request))
+    return redirect(request, f"/games/{game_id}")
+
+
+@router.post("/games/{game_id}/leave")
+def leave(request: Request, game_id: int, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.leave(game_id, need_user(request))
+    return redirect(request, "/")
+
+
+@router.post("/games/{game_id}/cancel")
+def cancel(request: Request, game_id: int, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.cancel(game_id, need_user(request))
+    return redirect(request, "/")
+
+
+# ----------------------------------------------------------------------------- the game page
+def board_helpers(legal: list[str], describe: Any) -> dict[str, Any]:
+    legal_set = set(legal)
+
+    def act(action: str) -> Markup:
+        if action in legal_set:
+            return Markup('data-action="{}"').format(escape(action))
+        return Markup("")
+
+    return {
+        "act": act,
+        "is_legal": lambda a: a in legal_set,
+        "legal_with": lambda prefix: [a for a in legal if a.startswith(prefix)],
+        "describe": describe,
+    }
+
+
+def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: str | None = None,
+                  status: int = 200, full: bool = False) -> Response:
+    """The game page, or only its ``#game`` part (htmx swaps and live updates)."""
+    portal = portal_of(request)
+    lang = lang_of(request, user)
+    with portal.store.state(game_id) as (info, tracked):
+        game = eng.load(info.game)
+        summary = game_summary(info, user, lang)
+        ctx: dict[str, Any] = {
+            "info": info, "summary": summary, "game": game, "error": error,
+            "players": seat_names(info), "options": info.options,
+            "board_template": _board_template(portal.templates, game.id),
+            "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
+            "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
+        }
+        if tracked is not None:
+            seat = info.seat_of(user.id) if user else None
+            sc = seat_context(info, tracked, seat, lang)
+            ctx.update(sc)
+            state = tracked.state
+            ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang)))
+            ctx["game_data"] = lambda name: game_data(game.id, name)
+            return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
+    return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse)
+def game_page(request: Request, game_id: int) -> Response:
+    return game_fragment(request, game_id, current_user(request), full=True)
+
+
+@router.get("/games/{game_id}/board", response_class=HTMLResponse)
+def game_board(request: Request, game_id: int) -> Response:
+    return game_fragment(request, game_id, current_user(request))
+
+
+@router.post("/games/{game_id}/act", response_class=HTMLResponse)
+def act(request: Request, game_id: int, csrf: CsrfField, action: Annotated[str, Form()],
+        seq: Annotated[str, Form()]) -> Response:
+    """One click = one engine action.  A refusal re-renders the board with the reason."""
+    check_csrf(request, csrf)
+    user = need_user(request)
+    store = portal_of(request).store
+    try:
+        info = store.game(game_id)
+        seat = info.seat_of(user.id)
+        if seat is None:
+            raise LoginNeeded("you do not play in this game", code_key="not_seated")
+        try:
+            seq_no = int(seq)
+        except ValueError:
+            raise BadRequest("seq must be a whole number") from None
+        store.submit(game_id, seat, action, seq_no)
+    except StoreError as exc:
+        return game_fragment(request, game_id, user, error=message_of(exc, user.lang),
+                             status=exc.status)
+    if not request.headers.get("hx-request"):
+        return redirect(request, f"/games/{game_id}")
+    return game_fragment(request, game_id, user)

@@ -1,0 +1,1 @@
+"""Alembic migrations, shipped inside the package and run programmatically (see ``ludothek.storage.db``)."""

@@ -1,0 +1,122 @@
+"""The database tables, as SQLAlchemy 2 declarative models.
+
+A game is stored as its record: the setup (game id, rules version, players,
+options) in ``games`` and every applied action, chance outcomes included, in
+``actions`` with its seat, time and sequence number.  The unique constraint on
+``(game_id, seq)`` is what makes concurrent submissions safe: two writers that
+both try to store move *n* cannot both succeed, on SQLite or PostgreSQL.
+
+The schema is created and upgraded only by the Alembic migrations in
+``ludothek/storage/migrations``; keep them in step with this file.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    """The current time in UTC, timezone-aware (stored as UTC everywhere)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Meta(Base):
+    """Key/value settings that must survive restarts, such as the session signing key."""
+
+    __tablename__ = "meta"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    #: Lower-cased name: names are unique regardless of case.
+    name_key: Mapped[str] = mapped_column(String(40), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    is_guest: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Guests expire 24 hours after creation unless converted to a real account.
+    guest_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    lang: Mapped[str] = mapped_column(String(2), default="en")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiToken(Base):
+    """A token that lets a program act for a user; only its SHA-256 hash is stored."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(80), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameRow(Base):
+    """One game: its setup and a summary of where it stands (kept in step with ``actions``)."""
+
+    __tablename__ = "games"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(40))
+    rules_version: Mapped[str] = mapped_column(String(20))
+    num_players: Mapped[int] = mapped_column(Integer)
+    options_json: Mapped[str] = mapped_column(Text, default="{}")
+    #: ``open`` (waiting for players), ``running``, ``finished`` or ``cancelled``.
+    status: Mapped[str] = mapped_column(String(12), default="open", index=True)
+    creator_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Number of stored actions: the sequence number the next move is made against.
+    seq: Mapped[int] = mapped_column(Integer, default=0)
+    #: The seat to move (or -1 chance, -4 over); -2 while the game has not started.
+    to_move: Mapped[int] = mapped_column(Integer, default=-2)
+    #: When the seat to move started waiting: "the game that has waited longest" sorts by it.
+    turn_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class SeatRow(Base):
+    """A seat of a game: open invitation, named invitation, a joined player, or a bot."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_seats_game_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    #: ``open``, ``invited``, ``player`` or ``bot``.
+    kind: Mapped[str] = mapped_column(String(10))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True)
+    bot: Mapped[str | None] = mapped_column(String(20), nullable=True)
+
+
+class ActionRow(Base):
+    """One applied action of a game; ``seat`` is -1 for a chance outcome resolved by the server."""
+
+    __tablename__ = "actions"
+    __table_args__ = (
+        # The unique constraint doubles as the index that replay reads by.
+        UniqueConstraint("game_id", "seq", name="uq_actions_game_seq"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

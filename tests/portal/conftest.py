@@ -1,0 +1,63 @@
+"""Fixtures for the portal tests: an app on a fresh SQLite file, clients logged in as users."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from argon2 import PasswordHasher
+from fastapi.testclient import TestClient
+
+from ludothek import engine
+from ludothek.portal import Settings, create_app
+from tests.engine.toygame import GAME as TOY
+
+engine.register(TOY)
+
+#: Cheap hashing keeps the tests fast; production uses argon2's defaults.
+FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+
+
+def make_settings(db_url: str, **kw: Any) -> Settings:
+    return Settings(db_url=db_url, bot_delay=0.0, hasher=FAST_HASHER, secret_key="test-secret", **kw)
+
+
+@pytest.fixture
+def db_url(tmp_path: Any) -> str:
+    return f"sqlite:///{tmp_path / 'portal.sqlite3'}"
+
+
+@pytest.fixture
+def app(db_url: str) -> Any:
+    return create_app(make_settings(db_url))
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[TestClient]:
+    with TestClient(app) as c:
+        yield c
+
+
+def api_user(client: TestClient, name: str) -> dict[str, str]:
+    """Register ``name`` through the API; the Authorization header for it."""
+    r = client.post("/api/users", json={"name": name, "password": "password-" + name})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def csrf_of(client: TestClient) -> str:
+    page = client.get("/login").text
+    m = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert m
+    return m.group(1)
+
+
+def page_login(client: TestClient, name: str, register: bool = True) -> str:
+    """Register (or log in) through the HTML forms; returns the new CSRF token."""
+    token = csrf_of(client)
+    r = client.post("/register" if register else "/login",
+                    data={"csrf": token, "name": name, "password": "password-" + name}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return csrf_of(client)

@@ -1,0 +1,180 @@
+"""The store on SQLite and PostgreSQL: migrations, concurrent moves, restarts."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect, text
+
+from ludothek import engine as eng
+from ludothek.devtools.services import POSTGRES, port_open
+from ludothek.portal.gameview import engine_log_equivalent
+from ludothek.storage import (
+    Conflict,
+    StaleMove,
+    Store,
+    head_revision,
+    make_engine,
+    migrate,
+    schema_revision,
+)
+from tests.conftest import needs
+from tests.portal.conftest import FAST_HASHER
+
+PG_URLS = [f"postgresql+psycopg://{user}@{POSTGRES[0]}:{POSTGRES[1]}/test" for user in ("postgres", "root")]
+
+
+def _postgres_url() -> str | None:
+    if not port_open(POSTGRES):
+        return None
+    for url in PG_URLS:
+        engine = make_engine(url)
+        try:
+            with engine.connect():
+                return url
+        except Exception:
+            continue
+        finally:
+            engine.dispose()
+    return None
+
+
+def _reset_postgres(url: str) -> None:
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        for table in ("actions", "seats", "games", "api_tokens", "users", "meta", "alembic_version"):
+            conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
+    """The URL of an empty database of each kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        return
+    url = _postgres_url()
+    needs(None if url else f"PostgreSQL is not reachable on {POSTGRES[0]}:{POSTGRES[1]} (database 'test')")
+    assert url is not None
+    _reset_postgres(url)
+    yield url
+    _reset_postgres(url)
+
+
+def new_store(url: str) -> Store:
+    engine = make_engine(url)
+    migrate(engine)
+    return Store(engine, hasher=FAST_HASHER)
+
+
+def test_migration_from_empty_database(empty_db: str) -> None:
+    engine = make_engine(empty_db)
+    assert schema_revision(engine) is None
+    migrate(engine)
+    assert schema_revision(engine) == head_revision()
+    tables = set(inspect(engine).get_table_names())
+    assert {"users", "api_tokens", "games", "seats", "actions", "meta"} <= tables
+    migrate(engine)  # running it again is harmless
+    assert schema_revision(engine) == head_revision()
+    engine.dispose()
+
+
+def _two_player_game(store: Store) -> int:
+    a = store.register("alice", "password-a")
+    b = store.register("bob", "password-b")
+    gid = store.create_game(a, "toypig", 2, {"length": "long"})
+    store.join(gid, b)
+    return gid
+
+
+def test_concurrent_submissions_exactly_one_wins(empty_db: str) -> None:
+    """Two server processes (two stores, each with its own cache) get the same move at the same moment."""
+    first = new_store(empty_db)
+    gid = _two_player_game(first)
+    stores = [first, new_store(empty_db)]
+    for _ in range(8):  # several rounds, both caches warm
+        info = first.game(gid)
+        if info.status != "running":
+            break
+        for s in stores:
+            with s.state(gid):
+                pass
+        outcomes: list[str] = []
+        barrier = threading.Barrier(len(stores) * 2)
+
+        def submit(store: Store, info: Any = info, outcomes: list[str] = outcomes,
+                   barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            try:
+                store.submit(gid, info.to_move, "roll", info.seq)
+                outcomes.append("ok")
+            except Conflict as exc:
+                outcomes.append("stale" if isinstance(exc, StaleMove) else f"conflict: {exc}")
+
+        threads = [threading.Thread(target=submit, args=(s,)) for s in stores for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes) == ["ok", "stale", "stale", "stale"], outcomes
+        after = first.game(gid)
+        rec = first.record(gid)
+        assert len(rec["actions"]) == after.seq
+        assert [a["action"] for a in rec["actions"]].count("roll") == sum(
+            1 for a in eng.replay(rec).history() if a.action == "roll"
+        )
+    for s in stores:
+        s.engine.dispose()
+
+
+def test_restart_with_games_in_progress(empty_db: str) -> None:
+    store = new_store(empty_db)
+    gid = _two_player_game(store)
+    for _ in range(6):
+        info = store.game(gid)
+        store.submit(gid, info.to_move, "roll" if info.seq % 2 else "hold", info.seq)
+    with store.state(gid) as (_, tracked):
+        assert tracked is not None
+        before = tracked.state.snapshot()
+        log_before = tracked.log_for(0, "en")
+    seq = store.game(gid).seq
+    store.engine.dispose()
+
+    again = new_store(empty_db)  # a new process: empty cache, state rebuilt by replay
+    with again.state(gid) as (info, tracked):
+        assert tracked is not None
+        assert info.seq == seq and info.status == "running"
+        assert tracked.state.snapshot() == before
+        assert tracked.log_for(0, "en") == log_before
+        for viewer in (0, 1, None):
+            for lang in ("de", "en"):
+                assert tracked.log_for(viewer, lang) == engine_log_equivalent(tracked, viewer, lang)
+    info = again.game(gid)
+    again.submit(gid, info.to_move, "hold", info.seq)
+    assert again.game(gid).seq > seq
+    again.engine.dispose()
+
+
+def test_bots_only_game_plays_to_the_end(empty_db: str) -> None:
+    store = new_store(empty_db)
+    a = store.register("alice", "password-a")
+    b = store.register("bob", "password-b")
+    gid = store.create_game(a, "toypig", 3, {}, [{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
+    info = store.game(gid)
+    assert info.status == "running"
+    for _ in range(2000):
+        info = store.game(gid)
+        if info.status == "finished":
+            break
+        if info.is_bot_seat(info.to_move):
+            assert store.bot_step(gid)
+        else:
+            store.submit(gid, info.to_move, "hold", info.seq)
+    assert store.game(gid).status == "finished"
+    assert store.next_waiting(a.id) is None
+    assert store.my_games(a.id)["finished"][0].id == gid
+    assert store.my_games(b.id)["finished"] == []
+    store.engine.dispose()

@@ -1,0 +1,93 @@
+"""Property tests over random legal play, and the engine's conformance suite."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from ludothek.engine import TERMINAL, record, replay
+from ludothek.engine.conformance import random_action, run_suite
+from ludothek.games.snowdonia import GAME, SnowdoniaState
+
+MAX_ACTIONS = 3000
+
+
+def totals(st: SnowdoniaState) -> dict[str, int]:
+    players = st.players
+    return {
+        "iron": st.yard["iron"] + st.bag["iron"] + sum(p["iron"] for p in players),
+        "stone": st.yard["stone"] + st.bag["stone"] + sum(p["stone"] for p in players),
+        "coal": st.yard["coal"] + st.bag["coal"] + sum(p["coal"] for p in players) + sum(t["coal"] for t in st.shed),
+        "steel": st.steel + sum(p["steel"] for p in players),
+        "events": st.bag["event"] + sum(st.events) + st.events_pending + st.held_events,
+    }
+
+
+def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
+    now = totals(st)
+    for key in ("iron", "stone", "steel"):
+        assert now[key] == start[key], key
+    if st.round >= 1:  # after setup: the coal on the trains and the event cubes are in place
+        assert now["coal"] == (6 if st.num_players == 1 else 14)
+        assert now["events"] == (4 if st.num_players == 1 else 5)
+    for seat, p in enumerate(players := st.players):
+        assert min(p[k] for k in ("iron", "stone", "coal", "rubble", "steel", "markers")) >= 0
+        placed = len(st.markers_on_stations(seat)) + len(st.markers_on_track(seat))
+        assert p["markers"] + placed == 16
+        assert p["placed"] <= st.workers_total(seat)
+    assert len({p["train"] for p in players if p["train"] is not None}) == sum(p["train"] is not None for p in players)
+    assert min(st.bag.values()) >= 0 and min(st.yard.values()) >= 0 and st.steel >= 0
+    assert all(t["rubble"] >= 0 for t in st.tracks)
+
+
+@settings(max_examples=25)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 5))
+def test_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
+    rng = random.Random(seed)
+    options = {"solo_train": str(rng.randint(1, 7))} if n == 1 else {}
+    st = GAME.new_state(n, options)
+    assert isinstance(st, SnowdoniaState)
+    start = totals(st)
+    for _ in range(MAX_ACTIONS):
+        if st.current_player() == TERMINAL:
+            break
+        legal = st.legal_actions()
+        assert 0 < len(legal) <= 150
+        st.apply_action(random_action(st, rng))
+        check_invariants(st, start)
+    assert st.is_terminal()
+    results = st.result()
+    assert sorted(r.rank for r in results) == list(range(1, n + 1))  # the tie-break leaves no ties
+    again = replay(json.loads(json.dumps(record(st))))
+    assert again.snapshot() == st.snapshot()
+
+
+@settings(max_examples=10)
+@given(seed=hst.integers(0, 10**9), steps=hst.integers(0, 300))
+def test_every_seat_sees_the_same_board(seed: int, steps: int) -> None:
+    rng = random.Random(seed)
+    st = GAME.new_state(3)
+    for _ in range(steps):
+        if st.is_terminal():
+            break
+        st.apply_action(random_action(st, rng))
+    views = [st.view(s) for s in (0, 1, 2, None)]
+    for v in views:
+        json.dumps(v)
+        v.pop("me")
+        v.pop("panel_order")
+    assert views[0] == views[1] == views[2] == views[3]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_conformance_suite(n: int) -> None:
+    run_suite("snowdonia", n, seeds=range(3), deep_every=20)
+
+
+@pytest.mark.parametrize("train", ["2", "6", "7"])
+def test_conformance_suite_solo_series(train: str) -> None:
+    run_suite("snowdonia", 1, {"solo_train": train}, seeds=range(1), deep_every=20)
