@@ -47,6 +47,14 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
     env.globals["t"] = t
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
+    env.filters["num"] = format_number
+
+
+def format_number(value: Any) -> str:
+    """Scores as people write them: ``4`` rather than ``4.0``, one decimal otherwise."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.1f}"
+    return str(value)
 
 
 @cache

@@ -8,7 +8,7 @@ import pytest
 from ludothek.engine import IllegalAction
 from ludothek.games.carpediem.geometry import parse_cell
 
-from .helpers import build, new_game, put, comp_with, use_comp
+from .helpers import build, comp_with, new_game, put, use_comp
 
 TILES = [
     {"id": "TMK", "parts": [{"kind": "market"}]},

@@ -7,7 +7,14 @@ from collections import Counter
 import pytest
 
 from ludothek.games.carpediem.components import (
-    DWELLINGS, LANDSCAPES, SINGLES, DataError, _boards, _cards, _tiles, load,
+    DWELLINGS,
+    LANDSCAPES,
+    SINGLES,
+    DataError,
+    _boards,
+    _cards,
+    _tiles,
+    load,
 )
 from ludothek.games.carpediem.geometry import frame_line, parse_cell
 

@@ -95,7 +95,8 @@ def test_three_bread_fulfil_a_card_once_instead_or_in_addition() -> None:
     vp = p.vp
     state.apply_action("card:2:bread")  # instead: the fish stay
     assert (p.bread, p.wares["fish"], p.vp) == (3, 3, vp + 7)
-    state.apply_action("card:3:both")  # a green card with no chimneys: fulfilled once by bread
+    assert state.legal_actions() == ["card:3:bread"]
+    state.apply_action("card:3:bread")  # a green card with no chimneys: fulfilled once by bread
     assert (p.bread, p.vp) == (1, vp + 7)
 
 

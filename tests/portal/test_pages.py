@@ -113,7 +113,7 @@ def test_bot_game_from_the_form_and_next_game(client: TestClient) -> None:
                     follow_redirects=False)
     url = r.headers["location"]
     page = client.get(url).text
-    assert "🤖" in page
+    assert "bot-tag" in page
     r = client.get("/next", follow_redirects=False)
     assert r.status_code == 303
     assert r.headers["location"] in (url, "/?waiting=none")

@@ -57,9 +57,9 @@ def test_text_render_in_both_languages() -> None:
     roll(s, "S", "F", "C")
     en = render(s, 0, "en")
     de = render(s, 0, "de")
-    assert "Round 1" in en and "[S*]" in en and "Legal actions: done" in en
-    assert "Runde 1" in de and "Holz" in de and "Mögliche Züge" in de
-    assert "Legal actions" not in render(s, 1, "en")  # not player 2's turn
+    assert "Round 1" in en and "[S*]" in en and "Your move." in en
+    assert "Runde 1" in de and "Holz" in de and "Du bist am Zug." in de
+    assert "Your move" not in render(s, 1, "en")  # not player 2's turn
     spectator = render(s, None, "en")
     assert "Player 1 (S)" in spectator
 

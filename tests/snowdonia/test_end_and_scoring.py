@@ -58,13 +58,24 @@ def test_markers_run_out_for_one_player_only() -> None:
 
 
 # ----- solo -------------------------------------------------------------------------------
-def test_solo_ends_when_all_16_markers_are_placed() -> None:
+def test_solo_ends_immediately_when_all_16_markers_are_placed() -> None:
     st = new(1)
     st.players[0]["markers"] = 1
     clear_route_until(st, 0)
     st.players[0]["steel"] = 1
     place(st, {0: ["D1", "G"]})
     assert st.over and st.result()[0].rank == 1
+    assert st.players[0]["surveyor"] == 0  # the game ended before area G
+
+
+def test_two_players_end_immediately_with_the_last_marker() -> None:
+    st = new(2)
+    st.players[0]["markers"] = 0
+    st.players[1].update(markers=1, steel=1)
+    clear_route_until(st, 0)
+    place(st, {0: ["G", "G"], 1: ["D1", "G"]})
+    assert st.over and st.tracks[0]["owner"] == 1
+    assert st.players[0]["surveyor"] == 0
 
 
 def test_solo_row_is_discarded_and_refilled_every_round() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, SeatResult, State, ranks_from_keys
+from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
 
 from . import scoring
 from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, WARES, ComponentSet, ScoringCard, load
@@ -262,9 +262,9 @@ class CarpeDiemState(State):
         modes = []
         if times:
             modes.append("fulfil")
-        if bread and card.colour == "red":
-            modes.append("bread")
-        if bread and (times or card.colour == "green"):
+        if bread and (card.colour == "red" or not times):
+            modes.append("bread")  # 3 bread instead (a green card's own goods cost nothing, so only if none)
+        if bread and times:
             modes.append("both")
         return modes or ["fail"]
 
@@ -292,6 +292,21 @@ class CarpeDiemState(State):
         if action.startswith("fountain:"):
             return frozenset({self.actor})
         return None
+
+    def _validate(self, action: str) -> None:
+        """Check a build directly (the full list of placements is only needed to show it)."""
+        if action.startswith("build:") and self.stage in ("build", "sealbuild") and self.held is not None:
+            fields = action.split(":")
+            if len(fields) == 3 and fields[2] in ("0", "90", "180", "270") and len(fields[1]) == 2:
+                try:
+                    cell = parse_cell(fields[1])
+                except ValueError:
+                    raise IllegalAction(f"'{action}': cells are a1 to f6") from None
+                orient = self.comp.tiles[self.held].orientation(int(fields[2]))
+                if orient is not None and self.players[self.actor].district.fits(orient, cell):
+                    return
+            raise IllegalAction(self.explain_illegal(action))
+        super()._validate(action)
 
     def explain_illegal(self, action: str) -> str:
         if self.stage == "end":

@@ -74,6 +74,20 @@ def card_json(card: ScoringCard) -> dict[str, Any]:
             "reward": dict(card.reward), "text": {"de": card_text(card, "de"), "en": card_text(card, "en")}}
 
 
+def final_breakdown(state: CarpeDiemState, seat: int) -> dict[str, int]:
+    """The parts of a final score: as in the running total, plus leftovers and fountain cards."""
+    from . import scoring
+
+    p = state.players[seat]
+    d = p.district
+    leftovers = scoring.leftover_items(p.wares, p.coins, p.bread, len(p.stored))
+    return {
+        "cards": p.vp, "banner": p.steps, "frame": d.frame_vp(), "villas": d.villa_vp(),
+        "leftovers": leftovers // state.comp.rules.leftover_divisor,
+        "fountains": scoring.fountain_vp(state.comp, p.fountains, d),
+    }
+
+
 def build_view(state: CarpeDiemState, seat: int | None) -> dict[str, Any]:
     comp = state.comp
     ended = state.stage == "end"
@@ -124,6 +138,7 @@ def build_view(state: CarpeDiemState, seat: int | None) -> dict[str, Any]:
             entry_view["fountains"] = list(p.fountains)
         if ended and state.final is not None:
             entry_view["final"] = state.final[s]
+            entry_view["final_breakdown"] = final_breakdown(state, s)
         players.append(entry_view)
     for space in state.rondel:
         seen_tiles.update(space)

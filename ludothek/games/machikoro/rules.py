@@ -423,7 +423,7 @@ class MachiKoroState(State):
         r = self._turn
         self._phase = P_BUILD
         self._player = r
-        if self._cards[r][BUSINESS_CENTER]:
+        if self._cards[r][BUSINESS_CENTER] and BUSINESS_CENTER in PURPLE_BY_SUM[self._d1 + self._d2]:
             trades = self._trades()
             if trades:
                 trades.append(N.NOTRADE)

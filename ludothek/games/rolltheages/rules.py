@@ -18,7 +18,6 @@ from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, S
 from . import describe as texts
 from .board import Board
 from .components import (
-    CAPACITY,
     CHOICE_FACE,
     END_DEVELOPMENTS,
     FACE_BY_ID,
@@ -49,6 +48,7 @@ from .notation import (
     sort_faces,
     sub_multisets,
 )
+from .trade import can_trade, draft_actions, exchange
 
 # Phases.  ``start`` and ``roll`` are chance nodes; ``answer`` belongs to the trade partner.
 START = "start"
@@ -65,7 +65,6 @@ DISCARD = "discard"
 OVER = "over"
 
 DONE = "done"
-TRADE_CAPACITY: tuple[int, ...] = (*CAPACITY, FOOD_MAX)
 COIN_VALUE = next(f.coins for f in FACE_BY_ID.values() if f.coins)
 
 
@@ -274,7 +273,10 @@ class RollState(State):
         if phase == TRADE:
             return [DONE] + [f"offer:{seat + 1}" for seat in self._trade_partners()]
         if phase == DRAFT:
-            return self._draft_actions()
+            assert self.offer is not None
+            return draft_actions(
+                self.boards[self.active], self.boards[self.offer["to"]], self.offer["give"], self.offer["ask"]
+            )
         if phase == ANSWER:
             return ["accept", "decline"]
         if phase == BUILD:
@@ -437,38 +439,10 @@ class RollState(State):
             self._to_build()
 
     def _trade_partners(self) -> list[int]:
-        me = self._holdings(self.active)
-        partners = []
-        for seat in range(self.num_players):
-            if seat == self.active:
-                continue
-            them = self._holdings(seat)
-            give = {i for i in range(len(TRADE_ITEMS)) if me[i] and them[i] < TRADE_CAPACITY[i]}
-            ask = {i for i in range(len(TRADE_ITEMS)) if them[i] and me[i] < TRADE_CAPACITY[i]}
-            if give and ask and (len(give | ask) > 1):
-                partners.append(seat)
-        return partners
-
-    def _holdings(self, seat: int) -> list[int]:
-        board = self.boards[seat]
-        return [*board.goods, board.food]
-
-    def _draft_actions(self) -> list[str]:
-        assert self.offer is not None
-        me = self._holdings(self.active)
-        them = self._holdings(self.offer["to"])
-        give, ask = self.offer["give"], self.offer["ask"]
-        actions = []
-        for i, item in enumerate(TRADE_ITEMS):
-            if not ask[i] and give[i] < me[i] and them[i] + give[i] < TRADE_CAPACITY[i]:
-                actions.append(f"give:{item}")
-        for i, item in enumerate(TRADE_ITEMS):
-            if not give[i] and ask[i] < them[i] and me[i] + ask[i] < TRADE_CAPACITY[i]:
-                actions.append(f"ask:{item}")
-        if any(give) and any(ask):
-            actions.append("propose")
-        actions.append("cancel")
-        return actions
+        me = self.boards[self.active]
+        return [
+            seat for seat in range(self.num_players) if seat != self.active and can_trade(me, self.boards[seat])
+        ]
 
     def _apply_trade(self, action: str) -> None:
         if action == DONE:
@@ -489,22 +463,13 @@ class RollState(State):
             self.phase = ANSWER
         elif action in ("cancel", "accept", "decline"):
             if action == "accept":
-                self._exchange(self.active, offer["to"], offer["give"], offer["ask"])
+                exchange(self.boards[self.active], self.boards[offer["to"]], offer["give"], offer["ask"])
             if action != "cancel":
                 done_offer: dict[str, Any] = {"to": offer["to"], "give": list(offer["give"]), "ask": list(offer["ask"])}
                 done_offer["accepted"] = action == "accept"
                 self.trades.append(done_offer)
             self.offer = None
             self._to_trade()
-
-    def _exchange(self, giver: int, partner: int, give: list[int], ask: list[int]) -> None:
-        a, b = self.boards[giver], self.boards[partner]
-        for i in range(len(GOOD_IDS)):
-            a.goods[i] += ask[i] - give[i]
-            b.goods[i] += give[i] - ask[i]
-        food = TRADE_INDEX[FOOD]
-        a.food += ask[food] - give[food]
-        b.food += give[food] - ask[food]
 
     # ----- building -----------------------------------------------------------------
     def _to_build(self) -> None:

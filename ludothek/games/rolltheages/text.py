@@ -65,11 +65,15 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
     if view["game_over"]:
         lines.append("")
         lines.append(_t(lang, "Endstand:", "Final result:"))
-        for s, (score, rank) in enumerate(zip(view["scores"], view["ranks"], strict=True)):
-            lines.append(f"  {rank}. {player(s, lang)}: {score}")
+        order = sorted(range(len(view["scores"])), key=lambda s: (view["ranks"][s], s))
+        for s in order:
+            worth = view["boards"][s]["goods_value"]
+            lines.append(
+                f"  {view['ranks'][s]}. {player(s, lang)}: {view['scores'][s]} "
+                + _t(lang, f"(Warenwert {worth})", f"(goods worth {worth})")
+            )
     elif view["legal_actions"]:
-        lines.append("")
-        lines.append(_t(lang, "Mögliche Züge: ", "Legal actions: ") + " ".join(view["legal_actions"]))
+        lines.append(_t(lang, "Du bist am Zug.", "Your move."))
     return "\n".join(lines)
 
 

@@ -63,7 +63,8 @@ class EffectsMixin(WorkMixin):
     def swap_options(self) -> list[str]:
         """Weather discs in the supply that could replace the middle disc."""
         board = self.scen.board
-        used = {w: self.forecast.count(w) for w in board.weather_discs}
+        # The current disc goes back to the supply once its weather is resolved; fog leaves two markers.
+        used = {w: self.forecast[1:].count(w) for w in board.weather_discs}
         if self.fog():
             used["fog"] += board.fog_markers
         middle = self.forecast[1]

@@ -335,7 +335,15 @@ class SnowdoniaState(EffectsMixin):
 
     # ===== the agenda ==============================================================
     def _run(self) -> None:
-        while self.decision is None and self.chance is None and not self.over:
+        while not self.over:
+            if self._markers_exhausted():
+                # 1-2 players: the game ends at once when the last ownership marker is placed.
+                self.over = True
+                self.decision = self.chance = None
+                self.agenda = []
+                break
+            if self.decision is not None or self.chance is not None:
+                break
             if not self.agenda:
                 raise AssertionError("the agenda ran dry before the game ended")
             task = self.agenda.pop(0)
@@ -519,10 +527,11 @@ class SnowdoniaState(EffectsMixin):
         )
 
     def _game_ends(self) -> bool:
-        if self.end_after is not None and self.end_after <= self.round:
-            return True
-        # With 1 or 2 players the game also ends when nobody has a marker left.
-        return self.num_players <= 2 and all(pl["markers"] == 0 for pl in self.players)
+        return self.end_after is not None and self.end_after <= self.round
+
+    def _markers_exhausted(self) -> bool:
+        """Solo and 2 players: the game also ends when no player has an ownership marker left."""
+        return self.num_players <= 2 and self.round >= 1 and all(pl["markers"] == 0 for pl in self.players)
 
     def _task_refill(self) -> None:
         if self.solo:

@@ -1,0 +1,40 @@
+"""Snowdonia: random games per second (2 and 4 players) and actions per second, on one core."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ludothek.bots import RandomBot, play_to_end
+from ludothek.engine import load
+
+Row = tuple[str, float, str, str]
+
+
+def _games(num_players: int, seconds: float = 2.0) -> tuple[float, float]:
+    game = load("snowdonia")
+    bots = [RandomBot()] * num_players
+    rng = random.Random(1)
+    games = actions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_state(num_players)
+        play_to_end(state, bots, rng)
+        games += 1
+        actions += state.move_number()
+    elapsed = time.perf_counter() - start
+    return games / elapsed, actions / elapsed
+
+
+def run() -> list[Row]:
+    rows: list[Row] = []
+    for n in (2, 4):
+        games, actions = _games(n)
+        rows.append((f"snowdonia {n}p random games/s", games, "games/s", "1 core, RandomBot, chance by its probabilities"))
+        rows.append((f"snowdonia {n}p actions/s", actions, "actions/s", "chance outcomes included"))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)
