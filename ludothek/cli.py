@@ -185,7 +185,7 @@ def simulate(
             wins[s] += share
         hist = state.history()
         actions.append(len(hist))
-        turns.append(_count_turns(hist))
+        turns.append(state.turns_taken())
     elapsed = time.perf_counter() - start
     stats = {
         "game": game_id,
@@ -204,18 +204,6 @@ def simulate(
         print(f"  seat {s + 1}: {w:g} wins ({100 * w / games:.1f} %)", file=out)
     print(f"  {stats['games_per_second']:.1f} games per second ({elapsed:.2f} s)", file=out)
     return stats
-
-
-def _count_turns(history: Sequence[engine.HistoryEntry]) -> int:
-    """Turns = runs of consecutive actions by the same seat (chance actions do not break a run)."""
-    count, last = 0, None
-    for entry in history:
-        if entry.seat == CHANCE:
-            continue
-        if entry.seat != last:
-            count += 1
-            last = entry.seat
-    return count
 
 
 def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = None) -> int:

@@ -303,6 +303,22 @@ class State(ABC):
         """How many actions have been applied: the sequence number moves are made against."""
         return len(self._history)
 
+    def turns_taken(self) -> int:
+        """How many player turns have begun, for statistics such as average game length.
+
+        The default counts runs of one seat's actions in the history (chance
+        actions do not break a run).  A game where a seat moves twice in a row
+        (solo play, extra turns) overrides it with its own turn counter.
+        """
+        count, last = 0, None
+        for entry in self._history:
+            if entry.seat == CHANCE:
+                continue
+            if entry.seat != last:
+                count += 1
+                last = entry.seat
+        return count
+
     def clone(self) -> State:
         """An independent copy.  Games may override with something faster."""
         return copy.deepcopy(self)

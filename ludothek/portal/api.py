@@ -176,17 +176,23 @@ def next_game(request: Request, user: User) -> dict[str, Any]:
     return {"game": gid}
 
 
-@router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
-def get_game(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> dict[str, Any]:
+def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str, with_log: bool) -> dict[str, Any]:
     store = portal_of(request).store
-    language = lang or lang_of(request, user)
     with store.state(game_id) as (info, tracked):
-        out = game_summary(info, user, language)
+        out = game_summary(info, user, lang)
         if tracked is not None:
-            sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, language)
+            sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, lang, with_log=with_log)
             sc["legal"] = sc.pop("legal_described")
             out.update(sc)
         return out
+
+
+@router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
+def get_game(
+    game_id: int, request: Request, user: MaybeUser, lang: Lang = None,
+    log: Annotated[bool, Query(description="include the game log")] = True,
+) -> dict[str, Any]:
+    return game_state(request, game_id, user, lang or lang_of(request, user), with_log=log)
 
 
 @router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
@@ -211,19 +217,14 @@ def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
 
 @router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
 def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> dict[str, Any]:
+    """Apply the move; the answer is my new view and legal actions (as GET /api/games/{id} without the log)."""
     store = portal_of(request).store
     info = store.game(game_id)
     seat = info.seat_of(user.id)
     if seat is None:
         raise Forbidden("you do not play in this game", code_key="not_seated")
-    event = store.submit(game_id, seat, body.action, body.seq)
-    return {
-        "game": game_id,
-        "seq": event.seq,
-        "to_move": event.to_move if event.to_move >= 0 else None,
-        "status": event.status,
-        "my_turn": event.to_move == seat,
-    }
+    store.submit(game_id, seat, body.action, body.seq)
+    return game_state(request, game_id, user, lang or user.lang, with_log=False)
 
 
 @router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")

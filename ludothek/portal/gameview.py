@@ -46,7 +46,9 @@ def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, 
     }
 
 
-def seat_context(info: GameInfo, tracked: Tracked, seat: int | None, lang: str) -> dict[str, Any]:
+def seat_context(
+    info: GameInfo, tracked: Tracked, seat: int | None, lang: str, with_log: bool = True
+) -> dict[str, Any]:
     """The viewer's view, legal actions with their sentences, log and result."""
     state = tracked.state
     view = state.view(seat)
@@ -57,7 +59,7 @@ def seat_context(info: GameInfo, tracked: Tracked, seat: int | None, lang: str) 
         "view": view,
         "legal": legal,
         "legal_described": [{"action": a, "text": state.describe(a, lang)} for a in legal],
-        "log": tracked.log_for(seat, lang),
+        "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,
         "finished": state.is_terminal(),
         "result": state.result_json() if state.is_terminal() else None,

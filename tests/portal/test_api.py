@@ -102,7 +102,7 @@ def test_create_join_play_and_record(client: TestClient, two: Any) -> None:
     assert client.get("/api/next", headers=h).json() == {"game": gid}
     r = client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h)
     assert r.status_code == 200, r.text
-    assert r.json()["seq"] > g["seq"]
+    assert r.json()["seq"] > g["seq"] and "view" in r.json() and r.json()["log"] is None
     rec = client.get(f"/api/games/{gid}/record", headers=h1).json()
     assert rec["game"] == "toypig" and len(rec["actions"]) == r.json()["seq"]
     log = client.get(f"/api/games/{gid}/log?lang=de", headers=h1).json()

@@ -307,3 +307,15 @@ def test_illegal_actions_change_nothing() -> None:
         except IllegalAction as exc:
             assert str(exc)
     assert st.snapshot() == before
+
+
+def test_illegal_placements_say_why() -> None:
+    st = new(2)
+    play(st, "place:A1")
+    for action, words in (("place:A1", "already taken"), ("place:A9", "no action space"), ("train:4", "not legal")):
+        try:
+            st.apply_action(action)
+        except IllegalAction as exc:
+            assert words in str(exc)
+        else:  # pragma: no cover
+            raise AssertionError(action)

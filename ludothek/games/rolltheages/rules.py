@@ -221,6 +221,12 @@ class RollState(State):
             "trades": [_copy_offer(t) for t in self.trades],
         }
 
+    def turns_taken(self) -> int:
+        """Turns begun so far: full rounds times players plus this round's turns (solo counts rounds)."""
+        if self.phase == START:
+            return 0
+        return (self.round - 1) * self.num_players + (self.active - self.start_player) % self.num_players + 1
+
     def clone(self) -> RollState:
         other = RollState.__new__(RollState)
         other.__dict__.update(self.__dict__)

@@ -151,6 +151,17 @@ class SnowdoniaState(EffectsMixin):
         if self.chance is not None:
             return f"'{action}' is not a possible random outcome now"
         kind = self.decision["kind"] if self.decision else ""
+        if kind == "place" and action.startswith("place:"):
+            space = action[6:]
+            if space not in self.spaces:
+                return f"there is no action space {space!r} this round"
+            if self.area_blocked(space[0]):
+                return f"fog: no worker can go to area {space[0]} this round"
+            return f"action space {space} is already taken"
+        if kind == "build" and action.startswith(("build:", "train:")):
+            if action.startswith("train:") and not self.trains_available:
+                return "trains cannot be bought before the event 'trains may now be bought'"
+            return f"'{action}' cannot be built or paid for now"
         return f"'{action}' is not legal now; expected a choice for: {notation.decision_label(kind, 'en')}"
 
     def _apply(self, action: str) -> None:
@@ -326,7 +337,7 @@ class SnowdoniaState(EffectsMixin):
         """Ask ``seat`` for a decision if it has a real choice; False when it has none."""
         self.decision = {"kind": kind, "seat": seat, **extra}
         options = self.decision_options()
-        trivial = {"take": ["take:nothing"], "take_two": ["take:nothing"], "work": [],
+        trivial = {"take": ["take:nothing"], "take_two": ["take:nothing"], "work": ["work:nothing"],
                    "convert_stone": ["convert:0"], "convert_steel": ["convert:0"]}
         if not options or options == trivial.get(kind) or options == ["pass"]:
             self.decision = None

@@ -1,0 +1,316 @@
+"""Portal benchmark: concurrent games through the HTTP API against a server subprocess on loopback.
+
+Scripted players (one coroutine per seat) play Machi Koro through the JSON
+API, each listening on the game's WebSocket; some games have a bot seat that
+the server plays.  Measured, for SQLite and (when reachable) PostgreSQL:
+
+- moves per second sustained over a fixed window (moves submitted over HTTP,
+  and all stored actions including bot moves and chance outcomes);
+- p50/p99 latency from submitting a move to the *other* seat receiving the
+  live update, and of the POST itself;
+- the server's resident memory with 1,000 games in progress.
+
+Everything is bounded (fixed game counts, a fixed window) and stays on 127.0.0.1.
+Run alone: ``python -m benchmarks portal`` (``BENCH_PORTAL_SECONDS`` sets the window).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+Row = tuple[str, float, str, str]
+
+GAME = "machikoro"
+TWO_SEAT_GAMES = 80
+BOT_GAMES = 20
+WINDOW = float(os.environ.get("BENCH_PORTAL_SECONDS", "10"))
+MEMORY_GAMES = 1000
+PG_URLS = ("postgresql+psycopg://postgres@127.0.0.1:5432/test", "postgresql+psycopg://root@127.0.0.1:5432/test")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Server:
+    """``ludothek.portal.serve`` in a subprocess (bots play without delay)."""
+
+    def __init__(self, db_url: str) -> None:
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        code = (
+            "from ludothek.portal import serve; "
+            f"serve({db_url!r}, '127.0.0.1', {self.port}, bot_delay=0.0)"
+        )
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.base}/api/catalog", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("the portal server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@dataclass
+class Stats:
+    moves: int = 0
+    post_ms: list[float] = field(default_factory=list)
+    update_ms: list[float] = field(default_factory=list)
+    errors: int = 0
+    measuring: bool = False
+
+
+@dataclass
+class GameRun:
+    gid: int
+    #: base seq -> time the move against it was sent (waiting for the other seat to hear of it)
+    pending: dict[int, float] = field(default_factory=dict)
+    seq: int = 0
+    to_move: int | None = None
+    status: str = "running"
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def _guest(client: httpx.AsyncClient) -> dict[str, str]:
+    r = await client.post("/api/guests")
+    r.raise_for_status()
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves: bool) -> None:
+    from websockets.asyncio.client import connect
+
+    url = base.replace("http", "ws", 1) + f"/api/games/{run.gid}/live?token={token}"
+    async with connect(url) as ws:
+        async for raw in ws:
+            msg = json.loads(raw)
+            now = time.perf_counter()
+            if msg.get("type") != "update":
+                continue
+            if hears_moves:
+                for base_seq in [s for s in run.pending if s < msg["seq"]]:
+                    sent = run.pending.pop(base_seq)
+                    if stats.measuring:
+                        stats.update_ms.append((now - sent) * 1000)
+            if msg["seq"] > run.seq:
+                run.seq, run.to_move, run.status = msg["seq"], msg["to_move"], msg["status"]
+                run.changed.set()
+            if msg["status"] != "running":
+                return
+
+
+async def _play_seat(client: httpx.AsyncClient, run: GameRun, seat: int, headers: dict[str, str],
+                     stats: Stats, rng: random.Random, stop: asyncio.Event) -> None:
+    r = await client.get(f"/api/games/{run.gid}?log=false", headers=headers)
+    state = r.json()
+    while not stop.is_set() and state["status"] == "running":
+        if not state["my_turn"]:
+            run.changed.clear()
+            if run.seq > state["seq"] or run.status != "running":
+                state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
+                continue
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(run.changed.wait(), timeout=1.0)
+            if run.seq > state["seq"]:
+                state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
+            continue
+        action = rng.choice(state["legal"])["action"]
+        sent = time.perf_counter()
+        run.pending[state["seq"]] = sent
+        r = await client.post(f"/api/games/{run.gid}/actions", json={"action": action, "seq": state["seq"]},
+                              headers=headers)
+        done = time.perf_counter()
+        if r.status_code != 200:
+            stats.errors += 1
+            run.pending.pop(state["seq"], None)
+            state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
+            continue
+        if stats.measuring:
+            stats.moves += 1
+            stats.post_ms.append((done - sent) * 1000)
+        state = r.json()
+        if not state["my_turn"] and run.seq < state["seq"]:
+            run.seq = state["seq"]
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+async def _throughput(base: str, pid: int) -> tuple[Stats, float, int]:
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        a, b = await _guest(client), await _guest(client)
+        tokens = {id(a): a["Authorization"].split()[1], id(b): b["Authorization"].split()[1]}
+        stats = Stats()
+        stop = asyncio.Event()
+        rng = random.Random(1)
+        tasks: list[asyncio.Task[None]] = []
+        runs: list[GameRun] = []
+        for i in range(TWO_SEAT_GAMES + BOT_GAMES):
+            bot = i >= TWO_SEAT_GAMES
+            seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
+            r = await client.post("/api/games", json={"game": GAME, "players": 2, "seats": seats}, headers=a)
+            gid = r.json()["id"]
+            if not bot:
+                await client.post(f"/api/games/{gid}/join", headers=b)
+            run = GameRun(gid)
+            runs.append(run)
+            players = [a] if bot else [a, b]
+            for h in players:
+                # the seat that listens hears the other seat's moves
+                tasks.append(asyncio.create_task(_listen(base, run, tokens[id(h)], stats, hears_moves=(h is b))))
+            await asyncio.sleep(0)
+            for h in players:
+                info = (await client.get(f"/api/games/{gid}?log=false", headers=h)).json()
+                tasks.append(asyncio.create_task(
+                    _play_seat(client, run, info["my_seat"], h, stats, rng, stop)))
+        await asyncio.sleep(2.0)  # warm up
+        seq_before = await _total_actions(client, a, runs)
+        stats.measuring = True
+        start = time.perf_counter()
+        await asyncio.sleep(WINDOW)
+        stats.measuring = False
+        elapsed = time.perf_counter() - start
+        seq_after = await _total_actions(client, a, runs)
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return stats, elapsed, seq_after - seq_before
+
+
+async def _total_actions(client: httpx.AsyncClient, headers: dict[str, str], runs: list[GameRun]) -> int:
+    games = (await client.get("/api/games?which=mine", headers=headers)).json()
+    wanted = {r.gid for r in runs}
+    return sum(g["seq"] for g in games if g["id"] in wanted)
+
+
+async def _memory(base: str, pid: int) -> tuple[float, float]:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        a, b = await _guest(client), await _guest(client)
+        rss_before = _rss_mb(pid)
+        sem = asyncio.Semaphore(16)
+
+        async def one() -> None:
+            async with sem:
+                r = await client.post("/api/games", json={"game": GAME, "players": 2}, headers=a)
+                gid = r.json()["id"]
+                await client.post(f"/api/games/{gid}/join", headers=b)
+                for h in (a, b):
+                    g = (await client.get(f"/api/games/{gid}?log=false", headers=h)).json()
+                    if g["my_turn"]:
+                        await client.post(f"/api/games/{gid}/actions",
+                                          json={"action": g["legal"][0]["action"], "seq": g["seq"]}, headers=h)
+
+        await asyncio.gather(*(one() for _ in range(MEMORY_GAMES)))
+        return rss_before, _rss_mb(pid)
+
+
+def _bench(kind: str, db_url: str) -> list[Row]:
+    server = Server(db_url)
+    try:
+        stats, elapsed, actions = asyncio.run(_throughput(server.base, server.proc.pid))
+        server_rss_play = _rss_mb(server.proc.pid)
+    finally:
+        server.stop()
+    server = Server(db_url)  # a fresh process for the memory figure
+    try:
+        rss_before, rss_after = asyncio.run(_memory(server.base, server.proc.pid))
+    finally:
+        server.stop()
+    note = f"{TWO_SEAT_GAMES}+{BOT_GAMES} {GAME} games, {elapsed:.0f} s window, loopback, 2 cores shared with the client"
+    return [
+        (f"portal {kind}: HTTP moves/s", stats.moves / elapsed, "moves/s", note),
+        (f"portal {kind}: stored actions/s", actions / elapsed, "actions/s", "incl. bot moves and chance outcomes"),
+        (f"portal {kind}: move->update p50", statistics.median(stats.update_ms) if stats.update_ms else float("nan"),
+         "ms", "submit to the other seat's WebSocket update"),
+        (f"portal {kind}: move->update p99", _pct(stats.update_ms, 99), "ms", f"{len(stats.update_ms)} samples"),
+        (f"portal {kind}: POST p50", statistics.median(stats.post_ms) if stats.post_ms else float("nan"), "ms", ""),
+        (f"portal {kind}: POST p99", _pct(stats.post_ms, 99), "ms", f"{stats.errors} refused moves"),
+        (f"portal {kind}: server RSS while playing", server_rss_play, "MB", ""),
+        (f"portal {kind}: server RSS, {MEMORY_GAMES} games", rss_after, "MB",
+         f"{rss_before:.0f} MB at start; all {MEMORY_GAMES} states cached"),
+    ]
+
+
+def _postgres_url() -> str | None:
+    from ludothek.devtools.services import POSTGRES, port_open
+
+    if not port_open(POSTGRES):
+        return None
+    from sqlalchemy import text
+
+    from ludothek.storage import make_engine
+
+    for url in PG_URLS:
+        engine = make_engine(url)
+        try:
+            with engine.begin() as conn:
+                conn.execute(text("SELECT 1"))
+            # a clean slate: the benchmark's tables only
+            with engine.begin() as conn:
+                for table in ("actions", "seats", "games", "api_tokens", "users", "meta", "alembic_version"):
+                    conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE"))
+            return url
+        except Exception:
+            continue
+        finally:
+            engine.dispose()
+    return None
+
+
+def run() -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rows += _bench("sqlite", f"sqlite:///{tmp}/bench.sqlite3")
+    pg = _postgres_url()
+    if pg is None:
+        rows.append(("portal postgres", float("nan"), "-", "PostgreSQL not reachable on 127.0.0.1:5432"))
+    else:
+        rows += _bench("postgres", pg)
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)

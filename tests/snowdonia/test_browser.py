@@ -1,0 +1,82 @@
+"""A real browser plays a 2-player Snowdonia game against a bot to the end on the Snowdonia board.
+
+It reuses the portal's browser fixtures (Debian's chromium through Playwright, a live server on a
+free port); screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from tests.portal import test_browser as portal
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: The portal's fixtures, used here under the same names.
+browser = portal.browser
+server = portal.server
+
+#: Placements that move the railway along (so the game ends in fewer rounds), tried in this order.
+PREFERRED = ("place:D", "place:C", "place:E", "place:B", "place:A", "place:F")
+
+
+def choose(actions: list[str], rng: random.Random) -> str:
+    """A quick player: builds and lays track when it can, otherwise a sensible random choice."""
+    for prefix in ("train:", "build:", "contract:", "play:", "maint:steel", "pub:hire"):
+        picks = [a for a in actions if a.startswith(prefix)]
+        if picks:
+            return picks[0]
+    places = [a for a in actions if a.startswith("place:")]
+    if places:
+        for prefix in PREFERRED:
+            hits = [a for a in places if a.startswith(prefix)]
+            if hits and rng.random() < 0.6:
+                return rng.choice(hits)
+        return rng.choice(places)
+    for prefix in ("take:", "work:"):
+        picks = [a for a in actions if a.startswith(prefix)]
+        if picks:
+            return max(picks, key=lambda a: (a.count("steel"), len(a)))
+    return rng.choice(actions)
+
+
+def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
+    rng = random.Random(3)
+    page = portal.register(browser, server, "dora", lang="de")
+    page.goto(f"{server}/new?game=snowdonia")
+    page.select_option("select[name=players]", "2")
+    page.select_option("select[name=seat1]", "bot")
+    page.click("#create")
+    page.wait_for_selector("#game[data-status=running]")
+    page.wait_for_selector(".sd #sd-route")
+    portal.shot(page, "snowdonia-start")
+    assert "Llanberis" in page.inner_text("#sd-route")
+    assert page.locator("#sd-panels .sd-panel").count() == 2
+    clicks = 0
+    on_board = 0
+    deadline = time.monotonic() + 400
+    while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
+        if page.get_attribute("#game", "data-my-turn") != "yes":
+            time.sleep(0.05)
+            continue
+        actions = portal.legal_actions(page)
+        if not actions:
+            time.sleep(0.05)
+            continue
+        action = choose(actions, rng)
+        if page.locator(f'#board [data-action="{action}"]').count():
+            on_board += 1
+        portal.click_action(page, action)
+        clicks += 1
+        if clicks == 15:
+            portal.shot(page, "snowdonia-midgame")
+            page.click("#sd-panels details summary")  # the contracts of the first panel
+            portal.shot(page, "snowdonia-contracts-open")
+    page.wait_for_selector("#result")
+    portal.shot(page, "snowdonia-end")
+    assert clicks > 10 and on_board > 10
+    assert "Ergebnis" in page.inner_text("#result")
