@@ -205,3 +205,14 @@ def test_final_points_and_fountains_public_at_the_end() -> None:
     view = state.view(1)
     assert view["players"][0]["fountains"] == ["villa"]
     assert [r.score for r in sorted(state.result(), key=lambda r: r.seat)] == [p["final"] for p in view["players"]]
+
+
+def test_green_card_with_bread_in_addition() -> None:
+    state = scoring(("C05", "A01"))
+    put(state, 0, "TVE", "c3")
+    put(state, 0, "TVW", "d3")
+    p = state.players[0]
+    p.bread = 3
+    assert sorted(a for a in state.legal_actions() if a.startswith("card:2")) == ["card:2:both", "card:2:fulfil"]
+    state.apply_action("card:2:both")  # 7 chimneys → 3 bread, plus once more for 3 bread
+    assert p.bread == 4

@@ -72,6 +72,8 @@ def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
             on_board += 1
         portal.click_action(page, action)
         clicks += 1
+        if clicks == 16:  # the contract list opened at click 15 stays open across the re-render
+            assert page.eval_on_selector("#sd-panels details", "el => el.open")
         if clicks == 15:
             portal.shot(page, "snowdonia-midgame")
             page.click("#sd-panels details summary")  # the contracts of the first panel

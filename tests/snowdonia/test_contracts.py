@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from ludothek.games.snowdonia.components import scenario
+
 from .helpers import kind, new, passes, place, play, raw, settle
 from .test_actions import clear_route_until
 
@@ -247,3 +251,64 @@ def test_contract_28_moves_a_worker() -> None:
     play(st, "take:iron")
     settle(st)
     assert st.start_player == 0 and st.players[0]["rubble"] == 0
+
+
+def test_contract_28_cannot_move_into_fog() -> None:
+    st = new(3, row=(1, 26, 3))
+    place(st, {0: ["G", "G"], 1: ["G", "G"], 2: ["G", "G"]})
+    settle(st)
+    assert st.fog()
+    give(st, 0, 28)
+    place(st, {0: ["A1", "G"], 1: ["G", "G"], 2: ["G", "G"]})
+    play(st, "play:28")
+    targets = {a.split(">")[1] for a in st.legal_actions()}
+    assert not any(t.startswith(("B", "D")) for t in targets) and "E1" in targets
+
+
+def test_weather_supply_for_contract_4() -> None:
+    st = new(2)
+    st.forecast = ["fog", "sun", "fog"]  # fog: 1 on the forecast + 2 on areas B and D -> 2 left
+    assert st.swap_options() == ["swap:rain", "swap:fog"]
+    st.forecast = ["sun", "fog", "fog"]  # sun round: no fog markers; the current disc is back in the supply
+    assert st.swap_options() == ["swap:sun", "swap:rain"]
+    st.forecast = ["fog", "fog", "fog"]
+    assert st.swap_options() == ["swap:sun", "swap:rain"]
+
+
+def test_maintenance_card_16_from_the_unused_contracts() -> None:
+    st = new(2)
+    st.players[0].update(train=4, unused=[16])
+    st.deck.remove(16)
+    st.shed = [t for t in st.shed if t["number"] != 4]
+    st.events = [True] * 5 + [False] * 5
+    st.bag = {"iron": 0, "stone": 0, "coal": 0, "event": 1}
+    place(st, {0: ["G", "G"], 1: ["G", "G"]})
+    assert st.legal_actions() == ["maint:16", "maint:lose"]
+    play(st, "maint:16")
+    assert st.players[0]["train"] == 4 and st.players[0]["unused"] == [] and st.discard[-1] == 16
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [(1, 2), (6, 25), (9, 14), (9, 15), (12, 24), (18, 19), (20, 23), (16, 21), (26, 30)]
+)
+def test_cards_with_the_same_text_share_one_effect(a: int, b: int) -> None:
+    cards = scenario().contracts
+    assert cards[a].effect == cards[b].effect and cards[a].area == cards[b].area
+
+
+def test_both_double_excavation_cards_stack() -> None:
+    st = new(2)
+    give(st, 0, 26, 30)
+    place(st, {0: ["B1", "G"], 1: ["G", "G"]})
+    play(st, "play:26", "play:30")
+    assert st.players[0]["rubble"] == 8
+
+
+def test_train_5_costs_one_steel_and_brings_two_coal() -> None:
+    st = new(2, aside=7)
+    st.trains_available = True
+    st.players[0]["steel"] = 1
+    place(st, {0: ["E1", "G"], 1: ["G", "G"]})
+    assert set(st.legal_actions()) == {"train:4", "train:5"}
+    play(st, "train:5")
+    assert st.players[0]["coal"] == 2 and st.players[0]["steel"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ludothek.games.snowdonia.data import scenario
+from ludothek.games.snowdonia.components import scenario
 from ludothek.games.snowdonia.scoring import Holdings, optimal_assignment
 
 from .helpers import kind, new, place, play, settle
@@ -168,3 +168,27 @@ def test_a_decision_is_always_pending_until_the_end(n: int) -> None:
     st = new(n)
     assert kind(st) in ("place", "pub")
     play(st)
+
+
+def test_solo_also_gets_the_build_space_in_area_b() -> None:
+    st = new(1)
+    for t in st.tracks:
+        t["rubble"] = 0
+    for s in st.sites:
+        for d in s["dig"]:
+            d["rubble"] = 0
+    place(st, {0: ["G", "G"]})
+    settle(st)
+    assert st.b_build and st.area_spaces("B") == ["B1"]
+
+
+def test_solo_train_is_the_only_one_and_needs_the_event() -> None:
+    st = new(1, options={"solo_train": "7"})
+    st.players[0]["steel"] = 2
+    assert [t["number"] for t in st.shed] == [7]
+    place(st, {0: ["E1", "G"]})
+    settle(st)
+    assert st.players[0]["train"] is None  # no trains before the event
+    st.trains_available = True
+    place(st, {0: ["E1", "G"]})
+    assert st.legal_actions() == ["train:7"]

@@ -129,3 +129,20 @@ def test_event_laying_the_last_track_gives_one_more_round() -> None:
     assert st.round == 2
     place(st, {0: ["G", "G"], 1: ["G", "G"]})
     assert st.over and st.round == 2
+
+
+def test_complete_station_when_every_station_is_built_does_nothing() -> None:
+    st = new(2, row=FOG)
+    for s in st.sites[1:]:
+        s["build"] = [0] * len(s["build"])
+    end_round_with_events(st, [1, 2, 3])
+    assert not any(s["completed"] for s in st.sites)
+
+
+def test_events_lay_only_the_track_that_is_left() -> None:
+    st = new(2, row=FOG)
+    for t in st.tracks[:-1]:
+        t.update(laid=True, rubble=0, owner=0)
+    end_round_with_events(st, [1, 2])
+    assert st.tracks[-1]["laid"] and st.tracks[-1]["owner"] is None
+    assert [t["owner"] for t in st.tracks[:-1]] == [0] * (len(st.tracks) - 1)

@@ -44,7 +44,7 @@ def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
     assert all(t["rubble"] >= 0 for t in st.tracks)
 
 
-@settings(max_examples=25)
+@settings(max_examples=40)
 @given(seed=hst.integers(0, 10**9), n=hst.integers(1, 5))
 def test_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
     rng = random.Random(seed)
@@ -85,7 +85,7 @@ def test_every_seat_sees_the_same_board(seed: int, steps: int) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_conformance_suite(n: int) -> None:
-    run_suite("snowdonia", n, seeds=range(3), deep_every=20)
+    run_suite("snowdonia", n, seeds=range(4), deep_every=20)
 
 
 @pytest.mark.parametrize("train", ["2", "6", "7"])

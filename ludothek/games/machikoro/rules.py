@@ -623,6 +623,20 @@ class MachiKoroState(State):
     def extra_turn(self) -> bool:
         return self._extra
 
+    @property
+    def dice_count(self) -> int | None:
+        """How many dice this turn's roll uses; ``None`` while the player has still to choose."""
+        return self._ndice or None
+
+    @property
+    def rerolled(self) -> bool:
+        """Whether the Radio Tower's re-roll has been used this turn."""
+        return self._rerolled
+
+    def next_turn(self) -> tuple[int, bool] | None:
+        """While the display is refilled: the seat that plays next and whether it is an extra turn."""
+        return self._next_turn if self._phase == P_DRAW else None
+
     def arrange(
         self,
         *,

@@ -4,7 +4,10 @@ Everything in Machi Koro is open: coins, cities, landmarks, the display and
 (with "Komme, was wolle") how many cards of each kind are left in the deck,
 as Yucata shows in brackets.  The only unknown is the order of the deck,
 which the state does not hold at all (each draw is a chance action), so no
-view can leak it.  The seat to move also gets its legal actions.
+view can leak it.  The view holds every public fact that decides the position
+(also the number of dice chosen, whether the Radio Tower re-roll is used, and
+who plays once the display is refilled).  The seat to move also gets its legal
+actions.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
     if state.options["market"] == "komme_was_wolle":
         market["deck"] = state.deck_count()
         market["deck_by_kind"] = {e.id: state.deck_count(e.id) for e in ESTABLISHMENTS}
+    resume = state.next_turn()
     return {
         "game": "machikoro",
         "you": seat,
@@ -55,6 +59,11 @@ def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
         "extra_turn": state.extra_turn,
         "phase": state.phase,
         "dice": list(state.dice()),
+        "dice_count": state.dice_count,
+        "rerolled": state.rerolled,
+        "next_turn": (
+            None if resume is None else {"seat": resume[0], "player": resume[0] + 1, "extra_turn": resume[1]}
+        ),
         "cities": [_city(state, p) for p in range(state.num_players)],
         "market": market,
         "placing": state.placing(),

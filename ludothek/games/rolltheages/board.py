@@ -89,10 +89,12 @@ class Board:
         return points - self.disasters
 
     # ----- changes -------------------------------------------------------------------
-    def add_goods(self, count: int) -> list[int]:
+    def add_goods(self, count: int) -> tuple[list[int], int]:
         """Collect ``count`` goods in the fixed order with wrapping; a full row loses its good.
 
-        Returns the units actually added per good (Quarrying's bonus stone included).
+        Returns the units actually added per good (Quarrying's bonus stone
+        included) and that bonus on its own, so that a log can tell goods lost
+        to full rows apart from the extra stone.
         """
         added = [0] * len(GOODS)
         rows = len(GOODS)
@@ -101,10 +103,12 @@ class Board:
             if self.goods[row] < CAPACITY[row]:
                 self.goods[row] += 1
                 added[row] += 1
+        bonus = 0
         if count > STONE and self.has("quarrying") and self.goods[STONE] < CAPACITY[STONE]:
-            self.goods[STONE] += self.param("quarrying", "bonus")
-            added[STONE] += self.param("quarrying", "bonus")
-        return added
+            bonus = self.param("quarrying", "bonus")
+            self.goods[STONE] += bonus
+            added[STONE] += bonus
+        return added, bonus
 
     def monument_remaining(self, monument: str) -> int:
         return MONUMENT_BY_ID[monument].workers - self.monument_work[monument]

@@ -223,8 +223,12 @@ def event_text(event: dict[str, Any], lang: str) -> str:
         return _t(lang, f"Runde {event['round']}: {who} ist am Zug.", f"Round {event['round']}: {who} to play.")
     if kind == "goods":
         got = amounts(event["added"], GOOD_IDS, lang)
-        lost = event["count"] - sum(event["added"])
-        extra = _t(lang, f" ({lost} verfallen, Reihe voll)", f" ({lost} lost, row full)") if lost > 0 else ""
+        bonus = event.get("bonus", 0)
+        lost = event["count"] + bonus - sum(event["added"])
+        notes = [_t(lang, f"{lost} verfallen, Reihe voll", f"{lost} lost, row full")] if lost > 0 else []
+        if bonus:
+            notes.append(_t(lang, f"+{bonus} Stein durch Steinbruch", f"+{bonus} stone from Quarrying"))
+        extra = f" ({'; '.join(notes)})" if notes else ""
         return _t(
             lang, f"{who} erhält {event['count']} Waren: {got}{extra}.", f"{who} collects {event['count']} goods: {got}{extra}."
         )

@@ -385,8 +385,8 @@ class RollState(State):
         coins = coin_faces * board.param("coinage", "coin_value", COIN_VALUE)
         # 3a goods
         if goods:
-            added = board.add_goods(goods)
-            self._emit({"type": "goods", "seat": seat, "count": goods, "added": added})
+            added, bonus = board.add_goods(goods)
+            self._emit({"type": "goods", "seat": seat, "count": goods, "added": added, "bonus": bonus})
         # 3b food
         if food:
             gained = min(food, FOOD_MAX - board.food)

@@ -64,7 +64,8 @@ def build_view(state: RollState, seat: int | None) -> dict[str, Any]:
 
 
 def _turn(state: RollState) -> dict[str, Any]:
-    locked = state.skulls_locked()
+    # Leadership may take any die, a skull included (ruling 4): nothing is locked in that phase.
+    locked = state.skulls_locked() and state.phase != "leader"
     return {
         "dice": [{"face": f, "locked": locked and f == SKULL_FACE} for f in state.dice],
         "rolling": state.to_roll if state.phase == "roll" else 0,

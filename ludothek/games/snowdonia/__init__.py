@@ -1,7 +1,7 @@
 """Snowdonia (Tony Boydell, 2012) for Ludothek: the Mount Snowdon game for 1 to 5 players.
 
 ``GAME`` is the registered game object.  Component data is in ``data/``
-(read by `data`), the route in `route`, the actions A-G in `work`, contracts
+(read by `components`), the route in `route`, the actions A-G in `work`, contracts
 and events in `effects`, the round flow and the engine contract in `rules`,
 the optimal contract scoring in `scoring`, the view in `view`, log sentences
 in `notation` and the terminal rendering in `text`.  See

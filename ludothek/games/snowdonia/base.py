@@ -9,11 +9,11 @@ rule layers build on this class: `work` (the actions A-G), `effects`
 from __future__ import annotations
 
 import pickle
-from typing import Any
+from typing import Any, Self
 
 from ludothek.engine import Game, State
 
-from .data import AREAS, Scenario, scenario
+from .components import AREAS, Scenario, scenario
 from .route import Layout, Route, layout
 
 #: Fields that make up a position; `snapshot` returns exactly these.
@@ -128,7 +128,7 @@ class StateBase(State):
         data: dict[str, Any] = pickle.loads(pickle.dumps({k: getattr(self, k) for k in FIELDS}))
         return data
 
-    def clone(self) -> StateBase:
+    def clone(self) -> Self:
         other = object.__new__(type(self))
         fresh = pickle.loads(pickle.dumps({k: getattr(self, k) for k in FIELDS}))
         other.__dict__.update(self.__dict__)

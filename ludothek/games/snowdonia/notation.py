@@ -57,8 +57,55 @@ def cubes_text(combo: str, lang: str, word_steel: bool = False) -> str:
     return ", ".join(f"{n} {CUBE_WORDS[lang][c]}" for c, n in counts.items())
 
 
+EVENT_WORDS = {
+    "de": {"excavate": "Fremdfirmen räumen Geröll", "trains_available": "Loks können jetzt gekauft werden",
+           "lay_track": "Fremdfirmen legen Gleise", "complete_station": "Fremdfirmen bauen eine Station fertig",
+           "maintenance": "Loks müssen gewartet werden"},
+    "en": {"excavate": "other companies excavate", "trains_available": "trains may now be bought",
+           "lay_track": "other companies lay track", "complete_station": "other companies complete a station",
+           "maintenance": "train maintenance is needed"},
+}
+
+
 def describe(state: SnowdoniaState, action: str, lang: str = "en") -> str:
+    """The action's sentence plus what followed automatically (excavation, track, events, a new round)."""
     check_lang(lang)
+    text = _sentence(state, action, lang)
+    after = state.clone()
+    after.apply_action(action)
+    extra = consequences(state, after, lang, action)
+    return f"{text} {extra}" if extra else text
+
+
+def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, action: str = "") -> str:
+    """Sentences for the automatic steps between two positions."""
+    de = lang == "de"
+    out: list[str] = []
+    player = "Spieler" if de else "Player"
+    for seat in range(before.num_players):
+        b, a = before.players[seat], after.players[seat]
+        dug = a["rubble"] - b["rubble"]
+        if dug > 0 and after.route.rubble_left() < before.route.rubble_left():
+            out.append(f"{player} {seat + 1} räumt {dug} Geröll." if de else f"{player} {seat + 1} excavates {dug} rubble.")
+        laid = sum(1 for t0, t1 in zip(before.tracks, after.tracks, strict=True) if t1["owner"] == seat and t0["owner"] != seat)
+        if laid:
+            out.append(f"{player} {seat + 1} legt {laid} Gleis(e)." if de else f"{player} {seat + 1} lays {laid} track.")
+        if b["train"] is not None and a["train"] is None and action != "maint:lose":
+            n = b["train"]
+            out.append(f"{player} {seat + 1} verliert Lok {n}." if de else f"{player} {seat + 1} loses train {n}.")
+        if a["surveyor"] > b["surveyor"]:
+            name = after.lay.stations[a["surveyor"]].name
+            out.append(f"Vermesser von {player} {seat + 1}: {name}." if de else f"{player} {seat + 1}'s surveyor: {name}.")
+    for _, space, kind in after.event_log[len(before.event_log):]:
+        out.append(f"Ereignis {space}: {EVENT_WORDS[lang][kind]}." if de else f"Event {space}: {EVENT_WORDS[lang][kind]}.")
+    if after.over and not before.over:
+        out.append("Spielende." if de else "Game over.")
+    elif after.round > before.round and before.round > 0:
+        out.append(f"Runde {after.round}." if de else f"Round {after.round}.")
+    return " ".join(out)
+
+
+def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
     de = lang == "de"
     verb, _, arg = action.partition(":")
     who = ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from .data import Station, scenario
+from .components import Station, scenario
 
 #: A rubble field: ("t", slot) for a track card or ("s", station, site) for a shovel site.
 Field = tuple[str, int, int]

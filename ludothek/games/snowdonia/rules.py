@@ -24,7 +24,7 @@ from ludothek.engine import CHANCE, TERMINAL, SeatResult, ranks_from_keys
 
 from . import notation, view
 from .base import new_player
-from .data import AREAS
+from .components import AREAS
 from .effects import EffectsMixin
 from .scoring import Holdings, optimal_assignment
 from .work import parse_cube_combo
@@ -290,8 +290,8 @@ class SnowdoniaState(EffectsMixin):
             assert counts is not None
             self.take_cubes(seat, counts)
         elif kind == "work":
-            counts = parse_cube_combo(arg.replace("steel", "iron")) or {}
-            self.do_work(seat, counts.get("iron", 0), counts.get("stone", 0), self.iron_per_steel(seat))
+            parts = [] if arg == "nothing" else arg.split("+")
+            self.do_work(seat, parts.count("steel"), parts.count("stone"), self.iron_per_steel(seat))
         elif kind == "build":
             if action != "pass":
                 self.do_build(seat, action)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .data import Contract
+from .components import Contract
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 from ludothek.engine import State
 from ludothek.engine.core import check_lang
 
-from .notation import WEATHER_WORDS, decision_label
+from .notation import CUBE_WORDS, WEATHER_WORDS, decision_label
 
 _W = {
     "de": {
@@ -15,18 +15,24 @@ _W = {
         "weather": "Wetter", "events": "Ereignisse", "yard": "Lagerplatz", "bag": "Beutel", "steel": "Stahlvorrat",
         "trains": "Loks", "row": "Auftragsreihe", "draw": "Nachziehstapel", "discard": "Ablage", "player": "Spieler",
         "to_move": "am Zug", "over": "Spielende", "start": "Startspieler", "none": "-", "done": "fertig",
+        "workers": "Arbeiter", "markers": "Marker", "train": "Lok", "contracts": "Aufträge", "fog": "Nebel",
+        "stock_yard": "Lagerplatz", "excavate": "Räumarbeit", "workshop": "Werkstatt", "lay_track": "Gleise legen",
+        "build": "Bauen", "site_office": "Baubüro", "surveyor": "Vermesser",
     },
     "en": {
         "round": "Round", "route": "Route", "rates": "Work rates", "dig": "excavate", "lay": "lay track",
         "weather": "Weather", "events": "Events", "yard": "Stock yard", "bag": "Bag", "steel": "Steel supply",
         "trains": "Trains", "row": "Contract row", "draw": "Draw pile", "discard": "Discard", "player": "Player",
         "to_move": "to move", "over": "Game over", "start": "start player", "none": "-", "done": "done",
+        "workers": "workers", "markers": "markers", "train": "train", "contracts": "contracts", "fog": "fog",
+        "stock_yard": "Stock yard", "excavate": "Excavate", "workshop": "Works", "lay_track": "Lay track",
+        "build": "Build", "site_office": "Site office", "surveyor": "Surveyor",
     },
 }
 
 
-def _cubes(d: dict[str, Any]) -> str:
-    return " ".join(f"{k}:{v}" for k, v in d.items())
+def _cubes(d: dict[str, Any], lang: str) -> str:
+    return " ".join(f"{CUBE_WORDS[lang][k]} {v}" for k, v in d.items())
 
 
 def render(state: State, seat: int | None, lang: str = "en") -> str:
@@ -55,22 +61,26 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
         f"   {w['weather']}: {forecast}"
     )
     lines.append(w["events"] + ": " + " ".join(f"{e['space']}{'#' if e['cube'] else '.'}" for e in v["event_track"]))
-    lines.append(f"{w['yard']}: {_cubes(v['stock_yard'])}   {w['bag']}: {_cubes(v['bag'])}   {w['steel']}: {v['steel_supply']}")
-    lines.append(w["trains"] + ": " + ", ".join(f"{t['number']} {t['name']} ({t['cost']}, coal {t['coal']})" for t in v["trains"]))
+    lines.append(
+        f"{w['yard']}: {_cubes(v['stock_yard'], lang)}   {w['bag']}: {_cubes(v['bag'], lang)}   {w['steel']}: {v['steel_supply']}"
+    )
+    coal = CUBE_WORDS[lang]["coal"]
+    lines.append(w["trains"] + ": " + ", ".join(f"{t['number']} {t['name']} ({t['cost']}, {coal} {t['coal']})" for t in v["trains"]))
     for a in v["areas"]:
         spaces = " ".join(f"{s['id']}={'' if s['worker'] is None else s['worker'] + 1}" for s in a["spaces"])
         if a["unlimited"]:
             spaces = "G: " + ",".join(str(x + 1) for x in a["workers"])
-        lines.append(f"  {a['area']} {a['action']}{' (fog)' if a['fog'] else ''}: {spaces}")
+        lines.append(f"  {a['area']} {w.get(a['action'], a['action'])}{' (' + w['fog'] + ')' if a['fog'] else ''}: {spaces}")
     row = ", ".join("-" if c is None else f"#{c['number']}" for c in v["contract_row"])
     lines.append(f"{w['row']}: {row}   {w['draw']}: {v['draw_pile']['count']}   {w['discard']}: {v['discard_pile']['count']}")
     for p in (v["panels"][s] for s in v["panel_order"]):
         star = f" ({w['start']})" if p["start_player"] else ""
-        train = f" train {p['train']['number']}" if p["train"] else ""
+        train = f" {w['train']} {p['train']['number']}" if p["train"] else ""
+        cubes = " ".join(f"{CUBE_WORDS[lang][k]} {p[k]}" for k in ("iron", "stone", "coal", "rubble", "steel"))
         lines.append(
             f"{w['player']} {p['seat'] + 1}{star}: {p['points_now']} ({p['points_final']})  "
-            f"workers {p['workers']} markers {p['markers']} iron {p['iron']} stone {p['stone']} coal {p['coal']} "
-            f"rubble {p['rubble']} steel {p['steel']}{train} contracts {p['contract_count']}"
+            f"{w['workers']} {p['workers']} {w['markers']} {p['markers']} {cubes}{train} "
+            f"{w['contracts']} {p['contract_count']}"
         )
     if v["over"]:
         lines.append(w["over"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .data import AREAS
+from .components import AREAS
 from .scoring import contract_value_alone
 
 if TYPE_CHECKING:
@@ -179,7 +179,6 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
             }
             for t in st.shed
         ],
-        "aside_train": st.aside_train is not None or st.solo,
         "b_build": st.b_build,
         "contract_row": [None if n is None else _contract_json(st, n) for n in st.row],
         "offer": list(st.offer),

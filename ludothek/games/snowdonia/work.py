@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import StateBase
-from .data import CUBES
+from .components import CUBES
 
 
 def cube_combo_name(counts: dict[str, int]) -> str:

@@ -1,0 +1,80 @@
+/* Carpe Diem board: building a tile in three steps.  Click a highlighted cell (only cells where the tile
+ * fits), turn it through the rotations that fit there (a preview shows it in place), then confirm; the
+ * confirm button then carries the engine action `build:<cell>:<rotation>`. */
+(function () {
+  "use strict";
+  let picked = null;  // cell name
+  let rotIndex = 0;
+
+  const board = () => document.querySelector(".cd[data-legal]");
+  function legal() {
+    const el = board();
+    try { return el ? JSON.parse(el.dataset.legal) : []; } catch (e) { return []; }
+  }
+  function builds() {
+    const out = {};
+    legal().forEach((a) => {
+      const m = /^build:([a-f][1-6]):(\d+)$/.exec(a);
+      if (m) (out[m[1]] = out[m[1]] || []).push(m[2]);
+    });
+    return out;
+  }
+  function myDistrict() {
+    const bar = document.getElementById("cd-buildbar");
+    if (!bar) return null;
+    return document.querySelector(".cd-district.cd-me");
+  }
+  function clearPreview() {
+    document.querySelectorAll(".cd .cd-cell .cd-preview-wrap").forEach((e) => e.remove());
+    document.querySelectorAll(".cd .cd-cell.cd-picked").forEach((e) => e.classList.remove("cd-picked"));
+  }
+  function render() {
+    const district = myDistrict();
+    const options = builds();
+    const confirm = document.getElementById("cd-confirm");
+    const rotate = document.getElementById("cd-rotate");
+    clearPreview();
+    if (!district) { picked = null; return; }
+    district.querySelectorAll(".cd-cell").forEach((c) => c.classList.toggle("cd-legal", !!options[c.dataset.cell]));
+    if (!picked || !options[picked]) {
+      picked = null;
+      if (confirm) { confirm.disabled = true; confirm.removeAttribute("data-action"); }
+      if (rotate) rotate.disabled = true;
+      return;
+    }
+    const rots = options[picked];
+    rotIndex = rotIndex % rots.length;
+    const rot = rots[rotIndex];
+    const cell = district.querySelector(`.cd-cell[data-cell="${picked}"]`);
+    cell.classList.add("cd-picked");
+    const tpl = document.getElementById("cd-previews");
+    const src = tpl && tpl.content.querySelector(`[data-rot="${rot}"]`);
+    if (src) {
+      const wrap = document.createElement("div");
+      wrap.className = "cd-preview-wrap";
+      wrap.appendChild(src.firstElementChild.cloneNode(true));
+      cell.appendChild(wrap);
+    }
+    if (rotate) { rotate.disabled = rots.length < 2; rotate.dataset.count = String(rots.length); }
+    if (confirm) {
+      confirm.disabled = false;
+      confirm.setAttribute("data-action", `build:${picked}:${rot}`);
+      confirm.title = `build:${picked}:${rot}`;
+    }
+    const hint = document.getElementById("cd-build-hint");
+    if (hint) hint.textContent = `${picked} · ${rot}°`;
+  }
+  document.addEventListener("click", (ev) => {
+    const cell = ev.target.closest(".cd-district.cd-me .cd-cell.cd-legal");
+    if (cell && document.getElementById("cd-buildbar")) {
+      if (picked !== cell.dataset.cell) { picked = cell.dataset.cell; rotIndex = 0; }
+      render();
+      return;
+    }
+    if (ev.target.closest("#cd-rotate")) { rotIndex += 1; render(); }
+  });
+  document.addEventListener("ludothek:board", () => {
+    if (!document.getElementById("cd-buildbar")) picked = null;
+    render();
+  });
+})();

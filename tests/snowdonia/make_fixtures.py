@@ -1,0 +1,61 @@
+"""Regenerate the recorded games in ``fixtures/`` (run: ``python -m tests.snowdonia.make_fixtures``).
+
+Only needed after a deliberate rules change (bump ``rules_version`` then). The games are played by a
+simple greedy player so that they use trains, contracts and building, not only random moves.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from ludothek.engine import CHANCE, load, record, sample_chance
+
+HERE = Path(__file__).parent / "fixtures"
+
+
+def greedy(actions: list[str], rng: random.Random) -> str:
+    """Buy, build, take contracts and play them; place workers where the railway grows."""
+    for prefix in ("train:", "build:", "contract:", "play:", "maint:steel", "maint:1", "maint:2", "pub:hire", "keep:"):
+        picks = [a for a in actions if a.startswith(prefix)]
+        if picks:
+            return rng.choice(picks)
+    places = [a for a in actions if a.startswith("place:")]
+    if places:
+        good = [a for a in places if a[6] in "ABCDE"]
+        return rng.choice(good if good and rng.random() < 0.8 else places)
+    for prefix in ("take:", "work:", "convert:"):
+        picks = [a for a in actions if a.startswith(prefix)]
+        if picks:
+            return max(picks, key=lambda a: (a.count("steel"), len(a)))
+    return rng.choice(actions)
+
+
+def play(num_players: int, options: dict[str, str], seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    state = load("snowdonia").new_state(num_players, options)
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(sample_chance(state, rng))
+        else:
+            state.apply_action(greedy(state.legal_actions(), rng))
+    return record(state, note=f"greedy test player, seed {seed}")
+
+
+def main() -> None:
+    games = {
+        "game_3p_greedy_seed7.json": (3, {}, 7),
+        "game_2p_greedy_seed4.json": (2, {}, 4),
+        "game_solo_train6_seed11.json": (1, {"solo_train": "6"}, 11),
+    }
+    for old in HERE.glob("*.json"):
+        old.unlink()
+    for name, (n, options, seed) in games.items():
+        rec = play(n, options, seed)
+        (HERE / name).write_text(json.dumps(rec, indent=0) + "\n", encoding="utf-8")
+        print(name, len(rec["actions"]), rec["result"])  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()
