@@ -81,7 +81,12 @@ def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
             build_on_board(page, action)
             builds += 1
         else:
-            click_action(page, action)
+            try:
+                click_action(page, action)
+            except Exception:
+                shot(page, "carpediem-debug")
+                print("DEBUG", action, actions)
+                raise
         clicks += 1
         if clicks == 60:
             shot(page, "carpediem-midgame")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+from itertools import combinations
 
-from ludothek.games.snowdonia.components import scenario
-from ludothek.games.snowdonia.scoring import Holdings, optimal_assignment
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from ludothek.games.snowdonia.components import Contract, scenario
+from ludothek.games.snowdonia.scoring import Holdings, contract_value_alone, optimal_assignment
 
 from .helpers import kind, new, place, play, settle
 from .test_actions import clear_route_until
@@ -192,3 +196,34 @@ def test_solo_train_is_the_only_one_and_needs_the_event() -> None:
     st.trains_available = True
     place(st, {0: ["E1", "G"]})
     assert st.legal_actions() == ["train:7"]
+
+
+def brute_force(cards: list[Contract], h: Holdings) -> int:
+    """Try every subset of contracts: the reference the dynamic programme must match."""
+    best = 0
+    for k in range(len(cards) + 1):
+        for subset in combinations(cards, k):
+            if sum(c.stations for c in subset) > h.stations or sum(c.track for c in subset) > h.track:
+                continue
+            if sum(c.rubble for c in subset) > h.rubble or sum(c.uses_surveyor for c in subset) > 1:
+                continue
+            best = max(best, sum(contract_value_alone(c, h) for c in subset))
+    return best
+
+
+@settings(max_examples=60)
+@given(
+    numbers=hst.sets(hst.integers(1, 30), min_size=0, max_size=9),
+    stations=hst.integers(0, 10),
+    track=hst.integers(0, 10),
+    rubble=hst.integers(0, 40),
+    coal=hst.integers(0, 5),
+    surveyor=hst.sampled_from([0, 1, 4, 5, 6, 7]),
+)
+def test_optimal_assignment_equals_brute_force(
+    numbers: set[int], stations: int, track: int, rubble: int, coal: int, surveyor: int
+) -> None:
+    cards = [C[n] for n in sorted(numbers)]
+    h = holdings(stations, track, rubble, coal, surveyor)
+    best, values = optimal_assignment(cards, h)
+    assert best == brute_force(cards, h) == sum(values.values())
