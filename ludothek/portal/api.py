@@ -14,13 +14,17 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from ludothek import engine as eng
-from ludothek.storage import BadRequest, Forbidden, StoreError, Unauthorized, UserInfo
+from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 
 from .context import current_user, lang_of, portal_of, session_of
 from .gameview import game_summary, seat_context
 from .security import csrf_ok
 
 router = APIRouter(prefix="/api", tags=["api"])
+
+# Most endpoints are ``async`` and call the store directly on the event loop: each call is a few
+# short statements, and one thread doing them in turn beats a thread pool contending for the GIL
+# and for SQLite's write lock.  Only password hashing (slow on purpose) runs in the thread pool.
 
 Lang = Annotated[Literal["de", "en"] | None, Query(description="language of texts; default: the user's")]
 
@@ -30,7 +34,7 @@ class CsrfError(StoreError):
     code = "csrf"
 
 
-def api_user(request: Request) -> UserInfo:
+async def api_user(request: Request) -> UserInfo:
     """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
     user = current_user(request)
     if user is None:
@@ -44,7 +48,7 @@ def api_user(request: Request) -> UserInfo:
 User = Annotated[UserInfo, Depends(api_user)]
 
 
-def optional_user(request: Request) -> UserInfo | None:
+async def optional_user(request: Request) -> UserInfo | None:
     return current_user(request)
 
 
@@ -112,7 +116,7 @@ def register(body: Registration, request: Request) -> dict[str, Any]:
 
 
 @router.post("/guests", status_code=201, response_model=TokenOut, summary="A 24-hour guest account")
-def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
+async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     store = portal_of(request).store
     user = store.create_guest(lang or "en")
     return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
@@ -133,18 +137,18 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
 
 
 @router.get("/me", summary="Who I am")
-def me(user: User) -> dict[str, Any]:
+async def me(user: User) -> dict[str, Any]:
     return user_json(user)
 
 
 # ----------------------------------------------------------------------------- games
 @router.get("/catalog", summary="The games this server offers, with their options")
-def catalog(request: Request, lang: Lang = None) -> list[dict[str, Any]]:
+async def catalog(request: Request, lang: Lang = None) -> list[dict[str, Any]]:
     return [eng.load(gid).to_json() for gid in eng.games()]
 
 
 @router.get("/games", summary="List games: open invitations, or mine")
-def list_games(
+async def list_games(
     request: Request,
     user: MaybeUser,
     which: Annotated[Literal["open", "mine"], Query(description="open invitations or my games")] = "open",
@@ -163,7 +167,7 @@ def list_games(
 
 
 @router.post("/games", status_code=201, summary="Create a game")
-def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
+async def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
     gid = store.create_game(user, body.game, body.players, body.options, seats)
@@ -171,7 +175,7 @@ def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
 
 
 @router.get("/next", summary="The game where it is my turn that has waited longest")
-def next_game(request: Request, user: User) -> dict[str, Any]:
+async def next_game(request: Request, user: User) -> dict[str, Any]:
     gid = portal_of(request).store.next_waiting(user.id)
     return {"game": gid}
 
@@ -188,7 +192,7 @@ def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str,
 
 
 @router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
-def get_game(
+async def get_game(
     game_id: int, request: Request, user: MaybeUser, lang: Lang = None,
     log: Annotated[bool, Query(description="include the game log")] = True,
 ) -> dict[str, Any]:
@@ -196,39 +200,34 @@ def get_game(
 
 
 @router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
-def join(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def join(game_id: int, request: Request, user: User) -> dict[str, Any]:
     info = portal_of(request).store.join(game_id, user)
     return game_summary(info, user, user.lang)
 
 
 @router.post("/games/{game_id}/leave", summary="Give back my seat before the game starts")
-def leave(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def leave(game_id: int, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.leave(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
 @router.post("/games/{game_id}/cancel", summary="Cancel my invitation before the game starts")
-def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.cancel(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
 @router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
-def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> dict[str, Any]:
+async def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> dict[str, Any]:
     """Apply the move; the answer is my new view and legal actions (as GET /api/games/{id} without the log)."""
-    store = portal_of(request).store
-    info = store.game(game_id)
-    seat = info.seat_of(user.id)
-    if seat is None:
-        raise Forbidden("you do not play in this game", code_key="not_seated")
-    store.submit(game_id, seat, body.action, body.seq)
+    portal_of(request).store.submit_as(game_id, user.id, body.action, body.seq)
     return game_state(request, game_id, user, lang or user.lang, with_log=False)
 
 
 @router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")
-def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[str, Any]:
+async def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[str, Any]:
     store = portal_of(request).store
     info = store.game(game_id)
     viewer: int | str | None = "all" if info.status == "finished" else info.seat_of(user.id if user else None)
@@ -236,7 +235,7 @@ def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[str, Any
 
 
 @router.get("/games/{game_id}/log", summary="The game log as sentences in my language")
-def get_log(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
+async def get_log(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     with store.state(game_id) as (info, tracked):

@@ -34,9 +34,13 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+        kwargs: dict[str, Any] = {
+            "connect_args": {"check_same_thread": False, "timeout": 30},
+            "pool_size": 20,
+            "max_overflow": 20,
+        }
         if database in ("", ":memory:"):
-            kwargs["poolclass"] = StaticPool
+            kwargs = {"connect_args": kwargs["connect_args"], "poolclass": StaticPool}
         else:
             Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, **kwargs)

@@ -20,6 +20,7 @@ import json
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -198,6 +199,25 @@ class Store:
         self._locks_lock = threading.Lock()
         self._info_cache: dict[int, GameInfo] = {}
         self.listeners: list[Callable[[GameEvent], None]] = []
+        #: Who is behind a token or session, remembered briefly: every API request asks.
+        self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
+        self.user_cache_seconds = 30.0
+
+    def _cached_user(self, key: tuple[str, object], load: Callable[[], UserInfo | None]) -> UserInfo | None:
+        now = time.monotonic()
+        hit = self._user_cache.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        user = load()
+        if len(self._user_cache) > 50_000:
+            self._user_cache.clear()
+        self._user_cache[key] = (now + self.user_cache_seconds, user)
+        return user
+
+    def _forget_user(self, user_id: int) -> None:
+        for key, (_, user) in list(self._user_cache.items()):
+            if key == ("id", user_id) or (user is not None and user.id == user_id):
+                self._user_cache.pop(key, None)
 
     # ------------------------------------------------------------------ helpers
     def _lock(self, game_id: int) -> threading.Lock:
@@ -297,6 +317,7 @@ class Store:
                 )
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken", code_key="name_taken") from None
+        self._forget_user(user_id)
         return UserInfo(user_id, name, False, user.lang)
 
     def authenticate(self, name: str, password: str) -> UserInfo:
@@ -315,7 +336,13 @@ class Store:
         return self._user_info(row)
 
     def user(self, user_id: int) -> UserInfo | None:
-        """The user, or ``None`` if unknown or an expired guest."""
+        """The user, or ``None`` if unknown or an expired guest (remembered for a few seconds)."""
+        user = self._cached_user(("id", user_id), lambda: self._load_user(user_id))
+        if user is not None and user.is_guest and user.guest_expires_at is not None and user.guest_expires_at < utcnow():
+            return None
+        return user
+
+    def _load_user(self, user_id: int) -> UserInfo | None:
         with self.engine.begin() as conn:
             row = conn.execute(select(User).where(User.id == user_id)).first()
         if row is None:
@@ -335,6 +362,7 @@ class Store:
             raise BadRequest(f"language must be one of {', '.join(eng.LANGS)}")
         with self.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(lang=lang))
+        self._forget_user(user_id)
 
     def create_token(self, user_id: int, label: str = "") -> str:
         """A new API token; only its hash is stored, so it is shown once."""
@@ -348,11 +376,14 @@ class Store:
         return token
 
     def user_by_token(self, token: str) -> UserInfo | None:
-        with self.engine.begin() as conn:
-            uid = conn.execute(
-                select(ApiToken.user_id).where(ApiToken.token_hash == token_hash(token))
-            ).scalar()
-        return None if uid is None else self.user(uid)
+        digest = token_hash(token)
+
+        def load() -> UserInfo | None:
+            with self.engine.begin() as conn:
+                uid = conn.execute(select(ApiToken.user_id).where(ApiToken.token_hash == digest)).scalar()
+            return None if uid is None else self.user(uid)
+
+        return self._cached_user(("token", digest), load)
 
     def purge_expired_guests(self) -> int:
         """Delete expired guests that never joined a game; their names become free again."""
@@ -731,7 +762,11 @@ class Store:
                 )
             )
 
-    def submit(self, game_id: int, seat: int, action: str, seq: int) -> GameEvent:
+    def submit_as(self, game_id: int, user_id: int, action: str, seq: int) -> GameEvent:
+        """`submit` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
+        return self.submit(game_id, None, action, seq, user_id=user_id)
+
+    def submit(self, game_id: int, seat: int | None, action: str, seq: int, *, user_id: int | None = None) -> GameEvent:
         """Apply ``action`` for ``seat`` against sequence number ``seq``, plus the chance outcomes after it.
 
         The caller has already established that ``seat`` belongs to whoever sends
@@ -743,6 +778,10 @@ class Store:
             raise BadRequest("seq must be a whole number: the sequence number you saw")
         with self._lock(game_id):
             info = self.game(game_id)
+            if user_id is not None:
+                seat = info.seat_of(user_id)
+                if seat is None:
+                    raise Forbidden("you do not play in this game", code_key="not_seated")
             if info.status == "finished":
                 raise Conflict("the game is over", code_key="game_over")
             if info.status != "running":
@@ -753,7 +792,7 @@ class Store:
                     "reload to see what happened",
                     sent=seq, current=info.seq,
                 )
-            if info.to_move != seat:
+            if seat is None or info.to_move != seat:
                 raise NotYourTurn("it is not your turn", code_key="not_your_turn")
             tracked = self._load_state(info)
             state = tracked.state

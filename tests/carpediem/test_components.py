@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import pytest
@@ -17,6 +18,7 @@ from ludothek.games.carpediem.components import (
     load,
 )
 from ludothek.games.carpediem.geometry import frame_line, parse_cell
+from ludothek.games.carpediem.greedy import simulate
 
 CORNERS = ({1, 2}, {3, 4}, {5, 6}, {7, 0})
 
@@ -122,3 +124,14 @@ def test_bad_boards_and_cards_refused() -> None:
         _boards({"boards": [{"id": "X", "shovel": "c3", "banners": ["c3"]}]})
     with pytest.raises(DataError, match="unknown need"):
         _cards({"cards": [{"id": "A1", "letter": "A", "colour": "red", "need": {"chimneys": 2}, "reward": {"vp": 1}}]})
+
+
+@pytest.mark.skipif(bool(os.environ.get("LUDOTHEK_CARPEDIEM_DATA")), reason="figures of the shipped set")
+def test_greedy_players_complete_several_features_with_the_shipped_set() -> None:
+    """The doc's simulation in small: several landscapes, dwellings and villas; most tiles placeable."""
+    figures = simulate(2, 4, seed=3)
+    assert figures["landscapes"]["mean"] >= 2.5
+    assert figures["dwellings"]["mean"] >= 2
+    assert figures["villas"]["mean"] >= 1.5
+    assert figures["placeable_share"] >= 0.7
+    assert set(figures["landscape_sizes"]) <= {2, 3, 4}

@@ -172,3 +172,39 @@ def test_frame_goal_needs_a_completed_feature_on_its_line() -> None:
     put(state, 0, "TPS", "c3")
     build(state, 0, "TPN", "c4")  # a completed pond on column c, but the pond goal's line is column a
     assert (0, 0) not in d.goals_done
+
+
+def test_one_tile_completing_a_landscape_and_a_merchant_converts_the_new_wares() -> None:
+    """Rewards go landscapes first, then dwellings: the merchant turns the fresh fish into a coin."""
+    state = game()
+    comp = comp_with([*TILES, {"id": "TPM", "parts": [{"kind": "pond", "at": ["Ne"]}, {"kind": "merchant", "at": ["S"]}]},
+                      {"id": "TMN", "parts": [{"kind": "merchant", "at": ["N"]}]}], FRAMES)
+    use_comp(state, comp)
+    put(state, 0, "TPS", "c3")
+    for cell in ("b3", "b4", "b5"):
+        put(state, 0, "TMK", cell)
+    put(state, 0, "TMN", "c5")
+    build(state, 0, "TPM", "c4")
+    p = state.players[0]
+    assert sorted(f.kind for f in p.district.features if f.kind != "market") == ["merchant", "pond"]
+    assert p.wares["fish"] == 0 and p.coins == 2
+
+
+def test_fountain_pile_runs_into_the_cards_put_back() -> None:
+    state = game()
+    state.fdeck = dict.fromkeys(state.fdeck, 0)
+    state.fdeck["garden"] = 1
+    state.fbottom = [("pond", 1), ("villa", 0)]
+    build(state, 0, "TFN", "c3")
+    assert state.legal_actions() == ["fountain:garden"]
+    state.apply_action("fountain:garden")
+    assert state.stage == "freturn" and state.fdrawn == ["garden", "pond"]  # the next card comes from below
+    state.apply_action("return:new1")
+    assert state.fbottom == [("villa", 0), ("garden", 0)]
+    state.fbottom = [("villa", 0)]
+    build(state, 0, "TFN", "c4")
+    assert state.legal_actions() == ["keep"]
+    state.apply_action("keep")
+    assert state.players[0].fountains == ["pond", "villa"]
+    build(state, 0, "TFN", "c5")  # the pile is empty: nothing to look at
+    assert state.stage == "move"

@@ -267,9 +267,9 @@ def test_contract_28_cannot_move_into_fog() -> None:
 
 def test_weather_supply_for_contract_4() -> None:
     st = new(2)
-    st.forecast = ["fog", "sun", "fog"]  # fog: 1 on the forecast + 2 on areas B and D -> 2 left
+    st.forecast = ["fog", "sun", "fog"]  # fog: 2 on the forecast + 2 on areas B and D -> 1 left
     assert st.swap_options() == ["swap:rain", "swap:fog"]
-    st.forecast = ["sun", "fog", "fog"]  # sun round: no fog markers; the current disc is back in the supply
+    st.forecast = ["sun", "fog", "fog"]  # sun round: no fog markers; 2 sun discs are left
     assert st.swap_options() == ["swap:sun", "swap:rain"]
     st.forecast = ["fog", "fog", "fog"]
     assert st.swap_options() == ["swap:sun", "swap:rain"]

@@ -1,8 +1,9 @@
 """Carpe Diem (Stefan Feld, alea; 2nd edition rules as played on Yucata) for 2 to 4 players.
 
 Modules: ``geometry`` (tile sides and cells), ``components`` (the data files),
-``district`` (building rules), ``scoring`` (cards and end scoring), ``state``
-(the flow of a game), ``views`` (what a seat sees, log sentences), ``text``
+``district`` (building rules), ``player`` (what a seat owns), ``scoring`` (cards
+and end scoring), ``state`` (the flow of a game), ``hidden`` (what a seat cannot
+see, for resampling), ``views`` (what a seat sees, log sentences), ``text``
 (terminal rendering), ``greedy`` (a simple bot used to check the component set).
 """
 

@@ -17,48 +17,13 @@ from . import scoring
 from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, WARES, ComponentSet, ScoringCard, load
 from .district import District, Feature
 from .geometry import ROTATIONS, cell_name, parse_cell
+from .player import Player
 
 PLAYER_STAGES = ("place", "move", "take", "build", "freturn", "seal", "sealbuild", "disc", "card")
 CHANCE_STAGES = ("start", "board", "frame", "deal", "reveal", "fdraw")
 CARD_MODES = ("fulfil", "bread", "both", "fail")
 #: Order in which the rewards of features completed by one tile are given.
 REWARD_ORDER = {"landscape": 0, "dwelling": 1, "single": 2, "villa": 3}
-
-
-class Player:
-    """Everything one seat owns."""
-
-    __slots__ = ("bread", "coins", "discs", "district", "fountains", "pos", "stamp", "steps", "stored", "vp", "wares")
-
-    def __init__(self, district: District):
-        self.district = district
-        self.wares: dict[str, int] = dict.fromkeys(WARES, 0)
-        self.coins = 0
-        self.bread = 0
-        self.vp = 0  # starting points, scoring cards and penalties
-        self.steps = 0  # banner steps taken = banner points
-        self.stamp = 0  # when the disc last arrived on its banner space (higher = on top)
-        self.stored: list[str] = []
-        self.fountains: list[str] = []
-        self.discs = 4
-        self.pos: int | None = None
-
-    def copy(self) -> Player:
-        other = Player.__new__(Player)
-        for name in Player.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.district = self.district.copy()
-        other.wares = dict(self.wares)
-        other.stored = list(self.stored)
-        other.fountains = list(self.fountains)
-        return other
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "district": self.district.to_json(), "wares": dict(self.wares), "coins": self.coins,
-            "bread": self.bread, "vp": self.vp, "steps": self.steps, "stamp": self.stamp,
-            "stored": list(self.stored), "fountains": list(self.fountains), "discs": self.discs, "pos": self.pos,
-        }
 
 
 def circle_name(a: int, b: int) -> str:
@@ -323,6 +288,10 @@ class CarpeDiemState(State):
             "disc": "put a disc on a free circle with disc:<a>-<b>",
             "card": "resolve one of your two cards with card:<slot>:<fulfil|bread|both|fail>",
         }.get(self.stage)
+        if head == "move" and self.stage == "move":
+            reach = " or ".join(str(t + 1) for t in self.move_targets(self.actor))
+            return (f"'{action}' is not legal now: the patrician moves to a neighbouring space with tiles ({reach}),"
+                    " or pays 1 bread (move:<space>:bread) to go to any other space with tiles")
         if head == "build" and self.stage in ("build", "sealbuild"):
             return f"'{action}' does not fit: the tile must touch a built tile and match every neighbour and the frame"
         if wanted:
@@ -632,35 +601,6 @@ class CarpeDiemState(State):
         }
 
     def resample_hidden(self, seat: int | None, rng: random.Random) -> State | None:
-        """Deal the fountain cards ``seat`` cannot see afresh, and swap others' stored tiles."""
-        other = self.clone()
-        if not other.players:
-            return None
-        secret_fountains = other.stage != "end"
-        pool: list[str] = [k for k, n in other.fdeck.items() for _ in range(n)]
-        for s, p in enumerate(other.players):
-            if s != seat and secret_fountains:
-                pool += p.fountains
-        drawer_hidden = other.stage in ("fdraw", "freturn") and other.actor != seat
-        if drawer_hidden:
-            pool += other.fdrawn
-        hidden_bottom = [i for i, (_, who) in enumerate(other.fbottom) if who != seat]
-        pool += [other.fbottom[i][0] for i in hidden_bottom]
-        rng.shuffle(pool)
-        deck_size = sum(other.fdeck.values())
-        other.fdeck = dict.fromkeys(other.fdeck, 0)
-        for k in pool[:deck_size]:
-            other.fdeck[k] += 1
-        rest = pool[deck_size:]
-        for s, p in enumerate(other.players):
-            if s != seat and secret_fountains:
-                p.fountains, rest = rest[: len(p.fountains)], rest[len(p.fountains):]
-        if drawer_hidden:
-            other.fdrawn, rest = rest[: len(other.fdrawn)], rest[len(other.fdrawn):]
-        for i in hidden_bottom:
-            other.fbottom[i] = (rest.pop(0), other.fbottom[i][1])
-        spare = other.light_left + other.dark_left
-        for s, p in enumerate(other.players):
-            if s != seat and p.stored and spare:
-                p.stored = [rng.choice(spare) for _ in p.stored]
-        return other
+        from .hidden import resample
+
+        return resample(self, seat, rng)

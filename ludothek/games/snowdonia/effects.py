@@ -63,8 +63,10 @@ class EffectsMixin(WorkMixin):
     def swap_options(self) -> list[str]:
         """Weather discs in the supply that could replace the middle disc."""
         board = self.scen.board
-        # The current disc goes back to the supply once its weather is resolved; fog leaves two markers.
-        used = {w: self.forecast[1:].count(w) for w in board.weather_discs}
+        # Every disc on the forecast (the current one included) and, in fog, the two markers on B and D
+        # are out of the supply.  With 3 sun, 3 rain and 5 fog discs a colour other than the middle
+        # disc's own is therefore always left.
+        used = {w: self.forecast.count(w) for w in board.weather_discs}
         if self.fog():
             used["fog"] += board.fog_markers
         middle = self.forecast[1]

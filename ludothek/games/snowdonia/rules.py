@@ -239,7 +239,7 @@ class SnowdoniaState(EffectsMixin):
         if kind == "window":
             return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
         if kind in ("take", "take_two"):
-            return ["take:" + o for o in self.take_options(d["cap"], d["coal_cap"])]
+            return ["take:" + o for o in self.take_options(d["cap"], d["coal_cap"], exact=kind == "take_two")]
         if kind == "work":
             return ["work:" + o for o in self.work_options(seat)]
         if kind == "build":

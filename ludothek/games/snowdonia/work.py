@@ -33,21 +33,22 @@ class WorkMixin(StateBase):
     """Actions A-G."""
 
     # ----- A: stock yard ----------------------------------------------------------
-    def take_options(self, cap: int, coal_cap: int) -> list[str]:
+    def take_options(self, cap: int, coal_cap: int, exact: bool = False) -> list[str]:
         """Ways to take up to ``cap`` cubes from the stock yard, at most ``coal_cap`` coal.
 
         At least one cube must be taken when any is there: a placed worker has
-        to act if it can.
+        to act if it can.  With ``exact`` (contracts #20/#23: "take 2 cubes",
+        not "up to 2") the seat takes as many as ``cap`` allows, so only the
+        largest combinations are offered.
         """
         y = self.yard
-        out: list[str] = []
+        combos: list[tuple[int, str]] = []
         for c in range(min(coal_cap, y["coal"], cap) + 1):
             for s in range(min(y["stone"], cap - c) + 1):
                 for i in range(min(y["iron"], cap - c - s) + 1):
-                    out.append(cube_combo_name({"iron": i, "stone": s, "coal": c}))
-        if len(out) > 1:
-            out.remove("nothing")
-        return out
+                    combos.append((i + s + c, cube_combo_name({"iron": i, "stone": s, "coal": c})))
+        most = max(n for n, _ in combos)
+        return [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
 
     def stock_yard_caps(self, seat: int) -> tuple[int, int]:
         cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
@@ -113,6 +114,11 @@ class WorkMixin(StateBase):
         return 2 if train is not None and self.scen.trains[train].ability == "cheap_steel" else 3
 
     def work_options(self, seat: int) -> list[str]:
+        """One to three conversions; "nothing" only when none is possible.
+
+        A worker on an action space must carry the action out if it can (seed:
+        "er kann nicht darauf verzichten"); "up to three" leaves one or two open.
+        """
         pl = self.p(seat)
         per = self.iron_per_steel(seat)
         out: list[str] = []
@@ -123,6 +129,8 @@ class WorkMixin(StateBase):
                 if 2 * stone > pl["rubble"] or stone > self.bag["stone"]:
                     break
                 out.append("+".join(["steel"] * steel + ["stone"] * stone) or "nothing")
+        if len(out) > 1:
+            out.remove("nothing")
         return out
 
     def do_work(self, seat: int, steel: int, stone: int, iron_per: int) -> None:
