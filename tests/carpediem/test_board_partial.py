@@ -11,12 +11,13 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ludothek.engine.conformance import random_action
 from ludothek.games.carpediem import GAME
+from ludothek.games.carpediem.state import CarpeDiemState
 from ludothek.portal.pages import board_helpers
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
 
 
-def render(env: Environment, state, seat: int | None, lang: str) -> str:  # type: ignore[no-untyped-def]
+def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str) -> str:
     legal = state.legal_actions() if seat is not None and state.current_player() == seat else []
     ctx = {
         "view": state.view(seat), "seat": seat, "legal": legal, "lang": lang,
@@ -32,6 +33,7 @@ def test_board_renders_in_every_stage(n: int) -> None:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined)
     rng = random.Random(n)
     state = GAME.new_state(n)
+    assert isinstance(state, CarpeDiemState)
     stages: set[str] = set()
     step = 0
     while True:
@@ -68,7 +70,8 @@ def test_board_renders_fountain_and_craftsman_choices() -> None:
     state.apply_action("fountain:garden")
     state.apply_action("fountain:villa")
     html = render(env, state, 0, "en")
-    assert 'data-action="return:new1"' in html and "Villa" not in render(env, state, 1, "de")
+    assert 'data-action="return:new1"' in html and "new2: villa" in html
+    assert "new2:" not in render(env, state, 1, "de")
     state.apply_action("return:new1")
     state.seal[0] = "TC"  # a craftsman reward is due: the seal tile fits next to the fountain
     state.stage, state.actor, state.held = "seal", 0, None

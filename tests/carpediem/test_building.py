@@ -7,6 +7,7 @@ import pytest
 
 from ludothek.engine import IllegalAction
 from ludothek.games.carpediem.geometry import parse_cell
+from ludothek.games.carpediem.state import CarpeDiemState
 
 from .helpers import build, comp_with, new_game, put, use_comp
 
@@ -17,13 +18,13 @@ TILES = [
 ]
 
 
-def game():  # type: ignore[no-untyped-def]
+def game() -> CarpeDiemState:
     state = new_game(2)  # seat 0 has board I: shovel c3, banners a1 f1 b2 e2 d4 b5 e5 a6 f6
     use_comp(state, comp_with(TILES))
     return state
 
 
-def builds(state, tile: str) -> list[str]:  # type: ignore[no-untyped-def]
+def builds(state: CarpeDiemState, tile: str) -> list[str]:
     state.stage, state.actor, state.held = "build", 0, tile
     return [a for a in state.legal_actions() if a.startswith("build:")]
 
@@ -47,8 +48,8 @@ def test_everything_touching_must_match() -> None:
     market = state.comp.tiles["TMK"].orientations[0]
     assert not d.fits(market, parse_cell("c4"))  # meadow against pond
     pond_north = state.comp.tiles["TPN"]
-    assert d.fits(pond_north.orientation(0), parse_cell("c4"))  # pond meets pond, meadow meets meadow
-    assert not d.fits(pond_north.orientation(90), parse_cell("c4"))
+    assert d.fits(pond_north.orientations[0], parse_cell("c4"))  # pond meets pond, meadow meets meadow
+    assert not d.fits(pond_north.orientations[1], parse_cell("c4"))
     assert "build:c4:0" in builds(state, "TPN")
     assert "build:c4:90" not in builds(state, "TPN")
 
@@ -59,9 +60,9 @@ def test_frame_counts_as_meadow_and_rotation_helps() -> None:
     put(state, 0, "TMK", "c2")
     d = state.players[0].district
     tile = state.comp.tiles["TPN"]
-    assert not d.fits(tile.orientation(0), parse_cell("c1"))  # pond against the frame
-    assert not d.fits(tile.orientation(180), parse_cell("c1"))  # pond against the market below
-    assert d.fits(tile.orientation(90), parse_cell("c1"))  # turned: the pond faces the empty d1
+    assert not d.fits(tile.orientations[0], parse_cell("c1"))  # pond against the frame
+    assert not d.fits(tile.orientations[2], parse_cell("c1"))  # pond against the market below
+    assert d.fits(tile.orientations[1], parse_cell("c1"))  # turned: the pond faces the empty d1
     assert "build:c1:90" in builds(state, "TPN")
 
 

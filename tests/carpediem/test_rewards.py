@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ludothek.games.carpediem.components import Goal
+from ludothek.games.carpediem.state import CarpeDiemState
 
 from .helpers import build, comp_with, new_game, put, use_comp
 
@@ -21,7 +22,7 @@ TILES = [
 FRAMES = {"TF1": [Goal(1, "pond", 5), Goal(3, "villa", 3)]}
 
 
-def game():  # type: ignore[no-untyped-def]
+def game() -> CarpeDiemState:
     state = new_game(2)  # seat 0: board I, shovel c3
     use_comp(state, comp_with(TILES, FRAMES))
     return state
@@ -54,7 +55,7 @@ def test_landscape_of_four_gives_three_wares() -> None:
     assert state.players[0].district.features[0].cells == [14, 15, 20, 21]
 
 
-def dwelling(state, kind: str) -> None:  # type: ignore[no-untyped-def]
+def dwelling(state: CarpeDiemState, kind: str) -> None:
     put(state, 0, f"T{kind}", "c3", 0)
     build(state, 0, f"T{kind}", "c4", 180)
 

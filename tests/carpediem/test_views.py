@@ -6,12 +6,13 @@ import json
 import random
 
 from ludothek.engine.conformance import random_action
+from ludothek.games.carpediem.state import CarpeDiemState
 from ludothek.games.carpediem.text import render
 
 from .helpers import new_game
 
 
-def played(n: int = 3, actions: int = 250, seed: int = 4):  # type: ignore[no-untyped-def]
+def played(n: int = 3, actions: int = 250, seed: int = 4) -> CarpeDiemState:
     state = new_game(n)
     rng = random.Random(seed)
     for _ in range(actions):

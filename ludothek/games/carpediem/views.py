@@ -28,7 +28,7 @@ NAMES: dict[str, tuple[str, str]] = {  # item: (de, en)
     "chimneys": ("Schornsteine", "chimneys"),
 }
 #: Roof colours; only yellow (merchant) is confirmed by the rules page's example.
-DWELLING_COLOURS = {"administrator": "blue", "merchant": "yellow", "baker": "red", "craftsman": "green"}
+DWELLING_COLOURS = {"administrator": "blue", "merchant": "yellow", "baker": "orange", "craftsman": "green"}
 SIDE_NAMES = {"de": ("oben", "rechts", "unten", "links"), "en": ("top", "right", "bottom", "left")}
 
 
