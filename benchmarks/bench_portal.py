@@ -87,6 +87,63 @@ class Server:
             self.proc.wait()
 
 
+class Http:
+    """A minimal HTTP/1.1 keep-alive client: the benchmark must measure the server, not httpx's overhead."""
+
+    def __init__(self, base: str, headers: dict[str, str] | None = None) -> None:
+        hostport = base.split("://", 1)[1]
+        self.host, port = hostport.split(":")
+        self.port = int(port)
+        self.headers = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        if self._writer is None:
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        assert self._reader is not None
+        data = b"" if body is None else json.dumps(body).encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{self.headers}"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        elif method == "POST":
+            head += "Content-Length: 0\r\n"
+        self._writer.write(head.encode() + b"\r\n" + data)
+        status = int((await self._reader.readline()).split()[1])
+        length, chunked = 0, False
+        while True:
+            line = await self._reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            key, _, value = line.decode("latin-1").partition(":")
+            key = key.strip().lower()
+            if key == "content-length":
+                length = int(value)
+            elif key == "transfer-encoding" and "chunked" in value:
+                chunked = True
+        if chunked:
+            parts = []
+            while True:
+                size = int((await self._reader.readline()).strip(), 16)
+                chunk = await self._reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                parts.append(chunk[:-2])
+            payload = b"".join(parts)
+        else:
+            payload = await self._reader.readexactly(length)
+        return status, json.loads(payload) if payload else None
+
+    async def get(self, path: str) -> Any:
+        return (await self.request("GET", path))[1]
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+
+
 @dataclass
 class Stats:
     moves: int = 0
@@ -107,10 +164,14 @@ class GameRun:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-async def _guest(client: httpx.AsyncClient) -> dict[str, str]:
-    r = await client.post("/api/guests")
-    r.raise_for_status()
-    return {"Authorization": f"Bearer {r.json()['token']}"}
+async def _guest(base: str) -> str:
+    client = Http(base)
+    status, body = await client.request("POST", "/api/guests")
+    await client.close()
+    if status != 201:
+        raise RuntimeError(f"guest account refused: {status} {body}")
+    token: str = body["token"]
+    return token
 
 
 async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves: bool) -> None:
@@ -135,38 +196,38 @@ async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves
                 return
 
 
-async def _play_seat(client: httpx.AsyncClient, run: GameRun, seat: int, headers: dict[str, str],
-                     stats: Stats, rng: random.Random, stop: asyncio.Event) -> None:
-    r = await client.get(f"/api/games/{run.gid}?log=false", headers=headers)
-    state = r.json()
-    while not stop.is_set() and state["status"] == "running":
-        if not state["my_turn"]:
-            run.changed.clear()
-            if run.seq > state["seq"] or run.status != "running":
-                state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
+async def _play_seat(base: str, token: str, run: GameRun, stats: Stats, rng: random.Random,
+                     stop: asyncio.Event) -> None:
+    """A scripted player: a random legal action whenever it is this seat's turn."""
+    client = Http(base, {"Authorization": f"Bearer {token}"})
+    path = f"/api/games/{run.gid}"
+    try:
+        state = await client.get(f"{path}?log=false")
+        while not stop.is_set() and state["status"] == "running":
+            if not state["my_turn"]:
+                run.changed.clear()
+                if run.seq <= state["seq"] and run.status == "running":
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(run.changed.wait(), timeout=1.0)
+                if run.seq > state["seq"] or run.status != "running":
+                    state = await client.get(f"{path}?log=false")
                 continue
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(run.changed.wait(), timeout=1.0)
-            if run.seq > state["seq"]:
-                state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
-            continue
-        action = rng.choice(state["legal"])["action"]
-        sent = time.perf_counter()
-        run.pending[state["seq"]] = sent
-        r = await client.post(f"/api/games/{run.gid}/actions", json={"action": action, "seq": state["seq"]},
-                              headers=headers)
-        done = time.perf_counter()
-        if r.status_code != 200:
-            stats.errors += 1
-            run.pending.pop(state["seq"], None)
-            state = (await client.get(f"/api/games/{run.gid}?log=false", headers=headers)).json()
-            continue
-        if stats.measuring:
-            stats.moves += 1
-            stats.post_ms.append((done - sent) * 1000)
-        state = r.json()
-        if not state["my_turn"] and run.seq < state["seq"]:
-            run.seq = state["seq"]
+            action = rng.choice(state["legal"])["action"]
+            sent = time.perf_counter()
+            run.pending[state["seq"]] = sent
+            status, body = await client.request("POST", f"{path}/actions", {"action": action, "seq": state["seq"]})
+            done = time.perf_counter()
+            if status != 200:
+                stats.errors += 1
+                run.pending.pop(state["seq"], None)
+                state = await client.get(f"{path}?log=false")
+                continue
+            if stats.measuring:
+                stats.moves += 1
+                stats.post_ms.append((done - sent) * 1000)
+            state = body
+    finally:
+        await client.close()
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -176,80 +237,80 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-async def _throughput(base: str, pid: int) -> tuple[Stats, float, int]:
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-        a, b = await _guest(client), await _guest(client)
-        tokens = {id(a): a["Authorization"].split()[1], id(b): b["Authorization"].split()[1]}
-        stats = Stats()
-        stop = asyncio.Event()
-        rng = random.Random(1)
-        tasks: list[asyncio.Task[None]] = []
-        runs: list[GameRun] = []
-        for i in range(TWO_SEAT_GAMES + BOT_GAMES):
-            bot = i >= TWO_SEAT_GAMES
-            seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
-            r = await client.post("/api/games", json={"game": GAME, "players": 2, "seats": seats}, headers=a)
-            gid = r.json()["id"]
-            if not bot:
-                await client.post(f"/api/games/{gid}/join", headers=b)
-            run = GameRun(gid)
-            runs.append(run)
-            players = [a] if bot else [a, b]
-            for h in players:
-                # the seat that listens hears the other seat's moves
-                tasks.append(asyncio.create_task(_listen(base, run, tokens[id(h)], stats, hears_moves=(h is b))))
-            await asyncio.sleep(0)
-            for h in players:
-                info = (await client.get(f"/api/games/{gid}?log=false", headers=h)).json()
-                tasks.append(asyncio.create_task(
-                    _play_seat(client, run, info["my_seat"], h, stats, rng, stop)))
-        await asyncio.sleep(2.0)  # warm up
-        seq_before = await _total_actions(client, a, runs)
-        stats.measuring = True
-        start = time.perf_counter()
-        await asyncio.sleep(WINDOW)
-        stats.measuring = False
-        elapsed = time.perf_counter() - start
-        seq_after = await _total_actions(client, a, runs)
-        stop.set()
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        return stats, elapsed, seq_after - seq_before
+async def _throughput(base: str) -> tuple[Stats, float, int]:
+    a, b = await _guest(base), await _guest(base)
+    owner = Http(base, {"Authorization": f"Bearer {a}"})
+    joiner = Http(base, {"Authorization": f"Bearer {b}"})
+    stats = Stats()
+    stop = asyncio.Event()
+    rng = random.Random(1)
+    tasks: list[asyncio.Task[None]] = []
+    runs: list[GameRun] = []
+    for i in range(TWO_SEAT_GAMES + BOT_GAMES):
+        bot = i >= TWO_SEAT_GAMES
+        seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
+        _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2, "seats": seats})
+        run = GameRun(game["id"])
+        runs.append(run)
+        if not bot:
+            await joiner.request("POST", f"/api/games/{run.gid}/join")
+        players = [a] if bot else [a, b]
+        for token in players:
+            # seat b listens to hear a's moves arrive (a hears b's, but one sample per move is enough)
+            tasks.append(asyncio.create_task(_listen(base, run, token, stats, hears_moves=(token == b))))
+        for token in players:
+            tasks.append(asyncio.create_task(_play_seat(base, token, run, stats, rng, stop)))
+    await asyncio.sleep(2.0)  # warm up
+    seq_before = await _total_actions(owner, runs)
+    stats.measuring = True
+    start = time.perf_counter()
+    await asyncio.sleep(WINDOW)
+    stats.measuring = False
+    elapsed = time.perf_counter() - start
+    seq_after = await _total_actions(owner, runs)
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await owner.close()
+    await joiner.close()
+    return stats, elapsed, seq_after - seq_before
 
 
-async def _total_actions(client: httpx.AsyncClient, headers: dict[str, str], runs: list[GameRun]) -> int:
-    games = (await client.get("/api/games?which=mine", headers=headers)).json()
+async def _total_actions(client: Http, runs: list[GameRun]) -> int:
+    games = await client.get("/api/games?which=mine")
     wanted = {r.gid for r in runs}
     return sum(g["seq"] for g in games if g["id"] in wanted)
 
 
 async def _memory(base: str, pid: int) -> tuple[float, float]:
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-        a, b = await _guest(client), await _guest(client)
-        rss_before = _rss_mb(pid)
-        sem = asyncio.Semaphore(16)
+    a, b = await _guest(base), await _guest(base)
+    rss_before = _rss_mb(pid)
 
-        async def one() -> None:
-            async with sem:
-                r = await client.post("/api/games", json={"game": GAME, "players": 2}, headers=a)
-                gid = r.json()["id"]
-                await client.post(f"/api/games/{gid}/join", headers=b)
-                for h in (a, b):
-                    g = (await client.get(f"/api/games/{gid}?log=false", headers=h)).json()
-                    if g["my_turn"]:
-                        await client.post(f"/api/games/{gid}/actions",
-                                          json={"action": g["legal"][0]["action"], "seq": g["seq"]}, headers=h)
+    async def worker(k: int) -> None:
+        owner = Http(base, {"Authorization": f"Bearer {a}"})
+        joiner = Http(base, {"Authorization": f"Bearer {b}"})
+        for _ in range(k):
+            _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2})
+            gid = game["id"]
+            await joiner.request("POST", f"/api/games/{gid}/join")
+            for client in (owner, joiner):
+                g = await client.get(f"/api/games/{gid}?log=false")
+                if g["my_turn"]:
+                    await client.request("POST", f"/api/games/{gid}/actions",
+                                         {"action": g["legal"][0]["action"], "seq": g["seq"]})
+        await owner.close()
+        await joiner.close()
 
-        await asyncio.gather(*(one() for _ in range(MEMORY_GAMES)))
-        return rss_before, _rss_mb(pid)
+    workers = 10
+    await asyncio.gather(*(worker(MEMORY_GAMES // workers) for _ in range(workers)))
+    return rss_before, _rss_mb(pid)
 
 
 def _bench(kind: str, db_url: str) -> list[Row]:
     server = Server(db_url)
     try:
-        stats, elapsed, actions = asyncio.run(_throughput(server.base, server.proc.pid))
+        stats, elapsed, actions = asyncio.run(_throughput(server.base))
         server_rss_play = _rss_mb(server.proc.pid)
     finally:
         server.stop()

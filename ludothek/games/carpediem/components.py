@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .geometry import CELLS, HALF_NAMES, parse_cell, parse_halves, rotate_half
 
@@ -33,6 +34,7 @@ OWNABLE: tuple[str, ...] = (
     *LANDSCAPES, *DWELLINGS, VILLA, *SINGLES, "landscapes", "dwellings", "chimneys",
 )
 REWARDS: tuple[str, ...] = ("vp", "coins", "bread", "steps")
+T = TypeVar("T")
 
 
 class DataError(ValueError):
@@ -192,7 +194,7 @@ def _need(cond: object, message: str) -> None:
 
 
 def _orientations(parts: tuple[Part, ...]) -> tuple[Orientation, ...]:
-    seen: set[tuple[tuple[str, ...], tuple[tuple[str, tuple[int, ...]], ...]]] = set()
+    seen: set[tuple[tuple[str, ...], tuple[tuple[str, int, tuple[int, ...]], ...]]] = set()
     out: list[Orientation] = []
     for q in range(4):
         labels = [""] * 8
@@ -202,7 +204,8 @@ def _orientations(parts: tuple[Part, ...]) -> tuple[Orientation, ...]:
             rotated.append(hs)
             for h in hs:
                 labels[h] = part.kind
-        key = (tuple(labels), tuple(sorted((p.kind, hs) for p, hs in zip(parts, rotated, strict=True))))
+        # chimneys belong to the picture: two villa parts with different chimneys are not interchangeable
+        key = (tuple(labels), tuple(sorted((p.kind, p.chimneys, hs) for p, hs in zip(parts, rotated, strict=True))))
         if key in seen:  # the same picture as an earlier rotation
             continue
         seen.add(key)
@@ -339,24 +342,89 @@ def _rules(raw: Any) -> Rules:
     return Rules(**{k: int(raw[k]) for k in keys}, setups=setups)
 
 
+#: Every component file; a guess in any of them makes the whole set provisional.
+FILES: tuple[str, ...] = ("tiles.json", "boards.json", "frames.json", "villa_table.json", "scoring_cards.json",
+                          "fountain_cards.json", "rules.json")
+
+
+def _marked_provisional(name: str) -> bool:
+    raw = _read(name)
+    return isinstance(raw, dict) and bool(raw.get("provisional"))
+
+
+def _parse(name: str, parser: Callable[[Any], T]) -> T:
+    """Read ``name`` and parse it; a missing key or a value of the wrong type becomes a `DataError`."""
+    try:
+        return parser(_read(name))
+    except DataError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(f"{name}: missing or malformed entry ({type(exc).__name__}: {exc})") from exc
+
+
+def _villa_table(raw: Any) -> tuple[dict[int, int], int]:
+    table = {int(k): int(v) for k, v in raw["chimneys_to_vp"].items()}
+    _need(bool(table), "villa_table.json: chimneys_to_vp is empty")
+    return table, int(raw.get("beyond_per_chimney", 2))
+
+
+def _check_setups(rules: Rules, cards: dict[str, ScoringCard]) -> None:
+    """Every player count can be set up and played through: the deal fills exactly the
+    used card spaces, every scoring finds a free circle, and a pass ends when its tiles run out."""
+    cells = rules.grid_rows * rules.grid_cols
+    for n in range(2, 5):
+        _need(n in rules.setups, f"rules.json: no setup for {n} players")
+        s = rules.setups[n]
+        _need(set(s.cards_per_letter) <= set("ABCD"), f"rules.json: {n} players: card letters are A, B, C, D")
+        _need(len(set(s.empty_slots)) == len(s.empty_slots) and all(1 <= k <= cells for k in s.empty_slots),
+              f"rules.json: {n} players: empty card spaces must be distinct numbers 1..{cells}")
+        _need(sum(s.cards_per_letter.values()) == cells - len(s.empty_slots),
+              f"rules.json: {n} players deal {sum(s.cards_per_letter.values())} cards"
+              f" for {cells - len(s.empty_slots)} card spaces")
+        for letter, k in s.cards_per_letter.items():
+            have = sum(1 for c in cards.values() if c.letter == letter)
+            _need(have >= k, f"{n} players deal {k} {letter} cards, the set has {have}")
+        usable = sum(1 for a, b in grid_circles(rules.grid_rows, rules.grid_cols)
+                     if a not in s.empty_slots and b not in s.empty_slots)
+        _need(usable >= rules.passes * n,
+              f"rules.json: {n} players need {rules.passes * n} usable circles, the grid has {usable}")
+        _need(s.taken_before_clear == n,
+              f"rules.json: {n} players: a pass is {rules.rondel_spaces} rounds, so a space must clear after"
+              f" {n} tiles are taken (taken_before_clear is {s.taken_before_clear})")
+        _need(n <= rules.tiles_per_space, f"rules.json: {n} players need {n} tiles per rondel space")
+
+
+def grid_circles(rows: int, cols: int) -> list[tuple[int, int]]:
+    """Every circle of the scoring grid: a pair of orthogonally neighbouring card spaces (1-based, row by row)."""
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            s = r * cols + c + 1
+            if c + 1 < cols:
+                out.append((s, s + 1))
+            if r + 1 < rows:
+                out.append((s, s + cols))
+    return sorted(out)
+
+
 @cache
 def load() -> ComponentSet:
     """The component set (cached); raises `DataError` naming the first broken rule."""
-    tiles_raw = _read("tiles.json")
-    tiles = _tiles(tiles_raw)
-    villa_raw = _read("villa_table.json")
-    table = {int(k): int(v) for k, v in villa_raw["chimneys_to_vp"].items()}
-    rules = _rules(_read("rules.json"))
+    tiles = _parse("tiles.json", _tiles)
+    table, beyond = _parse("villa_table.json", _villa_table)
+    rules = _parse("rules.json", _rules)
+    cards = _parse("scoring_cards.json", _cards)
+    _check_setups(rules, cards)
     comp = ComponentSet(
         tiles=tiles,
-        boards=_boards(_read("boards.json")),
-        frames=_frames(_read("frames.json")),
+        boards=_parse("boards.json", _boards),
+        frames=_parse("frames.json", _frames),
         villa_table=table,
-        villa_beyond=int(villa_raw.get("beyond_per_chimney", 2)),
-        cards=_cards(_read("scoring_cards.json")),
-        fountains=_fountains(_read("fountain_cards.json")),
+        villa_beyond=beyond,
+        cards=cards,
+        fountains=_parse("fountain_cards.json", _fountains),
         rules=rules,
-        provisional=bool(tiles_raw.get("provisional")),
+        provisional=any(_marked_provisional(name) for name in FILES),
     )
     light, dark = comp.tiles_with_back("light"), comp.tiles_with_back("dark")
     per_phase = rules.rondel_spaces * rules.tiles_per_space
@@ -364,10 +432,6 @@ def load() -> ComponentSet:
           f"tiles.json: {len(light)} light tiles, the rondel needs {(rules.passes - 1) * per_phase}")
     _need(len(dark) == per_phase + rules.seal_spaces,
           f"tiles.json: {len(dark)} dark tiles, needed {per_phase + rules.seal_spaces}")
-    for n, s in rules.setups.items():
-        for letter, k in s.cards_per_letter.items():
-            have = sum(1 for c in comp.cards.values() if c.letter == letter)
-            _need(have >= k, f"{n} players deal {k} {letter} cards, the set has {have}")
     assert all(0 <= b.shovel < CELLS for b in comp.boards.values())
     assert len(HALF_NAMES) == 8
     return comp

@@ -14,7 +14,17 @@ from typing import Any
 from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
 
 from . import scoring
-from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, WARES, ComponentSet, ScoringCard, load
+from .components import (
+    DWELLINGS,
+    LANDSCAPES,
+    SINGLES,
+    VILLA,
+    WARES,
+    ComponentSet,
+    ScoringCard,
+    grid_circles,
+    load,
+)
 from .district import District, Feature
 from .geometry import ROTATIONS, cell_name, parse_cell
 from .player import Player
@@ -103,16 +113,7 @@ class CarpeDiemState(State):
 
     def circles(self) -> list[tuple[int, int]]:
         """Every circle of the scoring grid: a pair of orthogonally neighbouring card spaces."""
-        rows, cols = self.comp.rules.grid_rows, self.comp.rules.grid_cols
-        out = []
-        for r in range(rows):
-            for c in range(cols):
-                s = r * cols + c + 1
-                if c + 1 < cols:
-                    out.append((s, s + 1))
-                if r + 1 < rows:
-                    out.append((s, s + cols))
-        return sorted(out)
+        return grid_circles(self.comp.rules.grid_rows, self.comp.rules.grid_cols)
 
     def free_circles(self) -> list[tuple[int, int]]:
         return [(a, b) for a, b in self.circles()
