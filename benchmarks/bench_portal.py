@@ -99,17 +99,26 @@ class Http:
         self._writer: asyncio.StreamWriter | None = None
 
     async def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-        assert self._reader is not None
         data = b"" if body is None else json.dumps(body).encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{self.headers}"
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
         elif method == "POST":
             head += "Content-Length: 0\r\n"
-        self._writer.write(head.encode() + b"\r\n" + data)
-        status = int((await self._reader.readline()).split()[1])
+        for _ in range(2):
+            if self._writer is None:
+                self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+            assert self._reader is not None
+            self._writer.write(head.encode() + b"\r\n" + data)
+            status_line = await self._reader.readline()
+            if status_line:
+                break
+            # the server closed an idle keep-alive connection before reading this request: reconnect
+            await self.close()
+        else:
+            raise ConnectionError("the server closed the connection")
+        assert self._reader is not None
+        status = int(status_line.split()[1])
         length, chunked = 0, False
         while True:
             line = await self._reader.readline()
@@ -142,6 +151,7 @@ class Http:
             self._writer.close()
             with contextlib.suppress(Exception):
                 await self._writer.wait_closed()
+        self._reader = self._writer = None
 
 
 @dataclass
@@ -162,6 +172,7 @@ class GameRun:
     to_move: int | None = None
     status: str = "running"
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    listening: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 async def _guest(base: str) -> str:
@@ -183,6 +194,7 @@ async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves
             msg = json.loads(raw)
             now = time.perf_counter()
             if msg.get("type") != "update":
+                run.listening.set()
                 continue
             if hears_moves:
                 for base_seq in [s for s in run.pending if s < msg["seq"]]:
@@ -206,10 +218,13 @@ async def _play_seat(base: str, token: str, run: GameRun, stats: Stats, rng: ran
         while not stop.is_set() and state["status"] == "running":
             if not state["my_turn"]:
                 run.changed.clear()
+                timed_out = False
                 if run.seq <= state["seq"] and run.status == "running":
-                    with contextlib.suppress(asyncio.TimeoutError):
+                    try:
                         await asyncio.wait_for(run.changed.wait(), timeout=1.0)
-                if run.seq > state["seq"] or run.status != "running":
+                    except asyncio.TimeoutError:
+                        timed_out = True  # an update may have been missed: look again
+                if timed_out or run.seq > state["seq"] or run.status != "running":
                     state = await client.get(f"{path}?log=false")
                 continue
             action = rng.choice(state["legal"])["action"]
@@ -258,6 +273,7 @@ async def _throughput(base: str) -> tuple[Stats, float, int]:
         for token in players:
             # seat b listens to hear a's moves arrive (a hears b's, but one sample per move is enough)
             tasks.append(asyncio.create_task(_listen(base, run, token, stats, hears_moves=(token == b))))
+        await asyncio.wait_for(run.listening.wait(), timeout=10)
         for token in players:
             tasks.append(asyncio.create_task(_play_seat(base, token, run, stats, rng, stop)))
     await asyncio.sleep(2.0)  # warm up
@@ -269,9 +285,12 @@ async def _throughput(base: str) -> tuple[Stats, float, int]:
     elapsed = time.perf_counter() - start
     seq_after = await _total_actions(owner, runs)
     stop.set()
+    failures = [t.exception() for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if failures:
+        raise RuntimeError(f"{len(failures)} benchmark players failed, first: {failures[0]!r}")
     await owner.close()
     await joiner.close()
     return stats, elapsed, seq_after - seq_before

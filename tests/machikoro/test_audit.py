@@ -2,7 +2,7 @@
 
 The reference model below does not use ``cards.json`` or the engine's tables:
 every number comes from the Kosmos rulebook (seed 001), the Yucata page (seed
-000) and the card table in ``/work/shared/reference/machikoro_rtta.md``, so a
+000) and the card table in ``shared/reference/machikoro_rtta.md``, so a
 wrong number in the data file or a wrong step in the income code shows up as a
 difference.  Dice are always set explicitly.
 """
