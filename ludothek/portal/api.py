@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from ludothek import engine as eng
-from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
+from ludothek.storage import BadRequest, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage.store import Tracked
 
 from .context import current_user, lang_of, portal_of, session_of
 from .gameview import game_summary, seat_context
@@ -195,8 +197,8 @@ def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str,
 async def get_game(
     game_id: int, request: Request, user: MaybeUser, lang: Lang = None,
     log: Annotated[bool, Query(description="include the game log")] = True,
-) -> dict[str, Any]:
-    return game_state(request, game_id, user, lang or lang_of(request, user), with_log=log)
+) -> JSONResponse:
+    return JSONResponse(game_state(request, game_id, user, lang or lang_of(request, user), with_log=log))
 
 
 @router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
@@ -220,10 +222,19 @@ async def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
 
 
 @router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
-async def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> dict[str, Any]:
+async def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> JSONResponse:
     """Apply the move; the answer is my new view and legal actions (as GET /api/games/{id} without the log)."""
-    portal_of(request).store.submit_as(game_id, user.id, body.action, body.seq)
-    return game_state(request, game_id, user, lang or user.lang, with_log=False)
+    language = lang or user.lang
+    answer: dict[str, Any] = {}
+
+    def after(info: GameInfo, tracked: Tracked) -> None:
+        answer.update(game_summary(info, user, language))
+        sc = seat_context(info, tracked, info.seat_of(user.id), language, with_log=False)
+        sc["legal"] = sc.pop("legal_described")
+        answer.update(sc)
+
+    portal_of(request).store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+    return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
 
 
 @router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")

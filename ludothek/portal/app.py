@@ -24,7 +24,6 @@ from ludothek.storage.store import UserInfo
 from . import api, pages
 from .botrunner import BotRunner
 from .context import Portal, bearer_token, portal_of
-from .i18n import t
 from .live import Hub, RedisHub
 from .security import COOKIE, LoginThrottle, SessionCodec
 from .settings import Settings
@@ -43,7 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     migrate(engine)
     store = Store(engine, cache_size=settings.cache_size, hasher=settings.hasher)
     secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
-    hub: Hub = RedisHub(settings.redis_url) if settings.redis_url else Hub()
+    # The signing secret is shared by every server of a deployment (it lives in the database).
+    hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
     bots = BotRunner(store, delay=settings.bot_delay)
     store.listeners.append(hub.publish)
     store.listeners.append(bots.on_event)
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store.purge_expired_guests()
         await hub.start()
         bots.start()
         try:
@@ -73,6 +74,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    # Routes are matched in order: the two requests every move makes are tried first.
+    hot = {"/api/games/{game_id}/actions", "/api/games/{game_id}"}
+    app.router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
 
     @app.exception_handler(StoreError)
     async def store_error(request: Request, exc: StoreError) -> Response:
@@ -171,5 +175,5 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     for key, value in overrides.items():
         setattr(settings, key, value)
     app = create_app(settings)
-    print(f"Ludothek: {t('site', 'en')} on http://{host}:{port} (database {settings.db_url})", flush=True)
+    print(f"Ludothek on http://{host}:{port} (database {settings.db_url})", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import threading
@@ -101,19 +102,21 @@ class Hub:
 class RedisHub(Hub):
     """Fan-out across processes through Redis pub/sub."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, deployment: str = "") -> None:
         super().__init__()
         import redis
         import redis.asyncio as aioredis
 
         self.url = url
+        #: One channel per deployment, so that two portals sharing a Redis do not hear each other.
+        self.channel = f"{CHANNEL}:{hashlib.sha256(deployment.encode()).hexdigest()[:16]}"
         self._pub = redis.Redis.from_url(url)
         self._sub = aioredis.Redis.from_url(url)
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
 
     def publish(self, event: GameEvent) -> None:
-        self._pub.publish(CHANNEL, json.dumps(event_message(event)))
+        self._pub.publish(self.channel, json.dumps(event_message(event)))
 
     async def start(self) -> None:
         await super().start()
@@ -123,7 +126,7 @@ class RedisHub(Hub):
 
     async def _listen(self) -> None:
         pubsub = self._sub.pubsub()
-        await pubsub.subscribe(CHANNEL)
+        await pubsub.subscribe(self.channel)
         self._ready.set()
         try:
             async for item in pubsub.listen():

@@ -49,6 +49,7 @@ from .errors import (
     Unauthorized,
 )
 from .models import ActionRow, ApiToken, GameRow, Meta, SeatRow, User, utcnow
+from .tracked import Tracked
 
 #: Chance outcomes come from the operating system's CSPRNG: no client can predict or steer them.
 CHANCE_RNG = secrets.SystemRandom()
@@ -126,58 +127,8 @@ class GameEvent:
     bot_to_move: bool = False
 
 
-@dataclass(frozen=True)
-class LogEntry:
-    """One log line in both languages, as `ludothek.engine.log` would write it for each viewer."""
-
-    n: int
-    seat: int
-    action: str
-    visible_to: frozenset[int] | None
-    text: dict[str, str]
-    hidden_text: dict[str, str] | None
-
-    def for_viewer(self, viewer: int | None, lang: str) -> dict[str, Any]:
-        public = self.visible_to is None or (viewer is not None and viewer in self.visible_to)
-        texts = self.text if public or self.hidden_text is None else self.hidden_text
-        return {
-            "n": self.n,
-            "seat": "chance" if self.seat == CHANCE else self.seat,
-            "action": self.action if public else eng.HIDDEN_ACTION,
-            "text": texts[lang],
-        }
-
-
-class Tracked:
-    """A cached game: its state and its log, extended move by move instead of replayed."""
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.log: list[LogEntry] = []
-
-    def apply(self, seat: int, action: str) -> None:
-        """Apply one action (seat ``CHANCE`` for an outcome), logging it first: describe needs the state before."""
-        state = self.state
-        if seat == CHANCE:
-            if state.current_player() != CHANCE:
-                raise IllegalAction("no random outcome is due")
-            state._validate(action)
-            visible_to = state._visibility(action)
-        else:
-            visible_to = None
-            if state.current_player() != seat:
-                state.apply_action(action, seat)  # raises the engine's own "not your turn" refusal
-            state._validate(action)
-        text = {lang: state.describe(action, lang) for lang in eng.LANGS}
-        hidden = {lang: state.describe_hidden(action, lang) for lang in eng.LANGS} if visible_to is not None else None
-        state.apply_action(action, None if seat == CHANCE else seat)
-        self.log.append(LogEntry(len(self.log) + 1, seat, action, visible_to, text, hidden))
-
-    def log_for(self, viewer: int | None, lang: str) -> list[dict[str, Any]]:
-        return [e.for_viewer(viewer, lang) for e in self.log]
-
-
 def token_hash(token: str) -> str:
+    """API tokens are stored only as their SHA-256 digest."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -200,7 +151,15 @@ class Store:
         self._locks_lock = threading.Lock()
         self._info_cache: dict[int, GameInfo] = {}
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        self._sqlite = engine.dialect.name == "sqlite"
         self._live_sql = f"SELECT seq, status, to_move, turn_since FROM games WHERE id = {mark}"
+        #: The optimistic write of a move: it succeeds only against the sequence number it was made on.
+        self._move_sql = (
+            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark} WHERE id = {mark} AND seq = {mark}"
+        )
+        self._insert_actions_sql = (
+            f"INSERT INTO actions (game_id, seq, seat, action, created_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark})"
+        )
         self.listeners: list[Callable[[GameEvent], None]] = []
         #: Who is behind a token or session, remembered briefly: every API request asks.
         self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
@@ -763,15 +722,20 @@ class Store:
             out.append((CHANCE, action))
         return out
 
-    @staticmethod
-    def _insert_actions(conn: Any, game_id: int, start: int, actions: Sequence[tuple[int, str]], now: datetime) -> None:
+    def _db_time(self, dt: datetime) -> Any:
+        """A timestamp as plain SQL must pass it: SQLite keeps SQLAlchemy's naive UTC text form."""
+        if self._sqlite:
+            return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        return dt
+
+    def _insert_actions(self, conn: Any, game_id: int, start: int, actions: Sequence[tuple[int, str]],
+                        now: datetime) -> None:
+        # Plain SQL: building SQLAlchemy statements per move costs more than running them.
         if actions:
-            conn.execute(
-                insert(ActionRow),
-                [
-                    {"game_id": game_id, "seq": start + i, "seat": seat, "action": action, "created_at": now}
-                    for i, (seat, action) in enumerate(actions)
-                ],
+            when = self._db_time(now)
+            conn.exec_driver_sql(
+                self._insert_actions_sql,
+                [(game_id, start + i, seat, action, when) for i, (seat, action) in enumerate(actions)],
             )
 
     @staticmethod
@@ -783,15 +747,23 @@ class Store:
                 )
             )
 
-    def submit_as(self, game_id: int, user_id: int, action: str, seq: int) -> GameEvent:
+    def submit_as(
+        self, game_id: int, user_id: int, action: str, seq: int,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
         """`submit` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
-        return self.submit(game_id, None, action, seq, user_id=user_id)
+        return self.submit(game_id, None, action, seq, user_id=user_id, after=after)
 
-    def submit(self, game_id: int, seat: int | None, action: str, seq: int, *, user_id: int | None = None) -> GameEvent:
+    def submit(
+        self, game_id: int, seat: int | None, action: str, seq: int, *, user_id: int | None = None,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
         """Apply ``action`` for ``seat`` against sequence number ``seq``, plus the chance outcomes after it.
 
         The caller has already established that ``seat`` belongs to whoever sends
-        the move.  Refusals: `StaleMove`, `NotYourTurn`, `IllegalMove`, `Conflict`.
+        the move (or passes ``user_id`` to have it looked up).  ``after(info, tracked)``
+        is called with the new position while the game is still locked.
+        Refusals: `StaleMove`, `NotYourTurn`, `IllegalMove`, `Conflict`.
         """
         if not isinstance(action, str) or not action or len(action) > 200:
             raise BadRequest("an action is a non-empty string of at most 200 characters")
@@ -826,10 +798,8 @@ class Store:
                 now = utcnow()
                 to_move = state.current_player()
                 with self.engine.begin() as conn:
-                    res = conn.execute(
-                        update(GameRow)
-                        .where(GameRow.id == game_id, GameRow.seq == seq)
-                        .values(seq=seq + len(new), to_move=to_move, turn_since=now)
+                    res = conn.exec_driver_sql(
+                        self._move_sql, (seq + len(new), to_move, self._db_time(now), game_id, seq)
                     )
                     if res.rowcount != 1:
                         raise StaleMove(
@@ -850,6 +820,11 @@ class Store:
             status = "finished" if to_move == TERMINAL else "running"
             if status == "finished":
                 self._info_cache.pop(game_id, None)
+            if after is not None:
+                # The mover's answer, built from the state just stored (saves reading it back).
+                result = state.result_json() if status == "finished" else None
+                after(dataclasses.replace(info, seq=seq + len(new), to_move=to_move, status=status,
+                                          turn_since=now, result=result), tracked)
         event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
         self._notify(event)
         return event

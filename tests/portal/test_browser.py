@@ -110,12 +110,14 @@ def test_two_players_play_machikoro_to_the_end(browser: Any, server: str) -> Non
     anna = register(browser, server, "anna")
     ben = register(browser, server, "ben", lang="de")
     anna.goto(f"{server}/new?game=machikoro")
+    shot(anna, "new-game-anna")
     anna.select_option("select[name=players]", "2")
     anna.select_option("select[name=seat1]", "open")
     anna.click("#create")
     anna.wait_for_selector("#game[data-status=open]")
     game_url = anna.url
     ben.goto(server)
+    shot(ben, "lobby-ben")
     ben.click("#open-games form[action$='/join'] button")
     ben.wait_for_selector("#game[data-status=running]")
     anna.wait_for_selector("#game[data-status=running]")  # arrived live: anna never reloaded
@@ -183,7 +185,8 @@ def test_play_roll_through_the_ages_against_a_bot(browser: Any, server: str) -> 
     page.click("#create")
     page.wait_for_selector("#game[data-status=running]")
     shot(page, "rolltheages-start")
-    clicks = 0
+    clicks = used_dice = 0
+    choose_shot = False
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
         if page.get_attribute("#game", "data-my-turn") != "yes":
@@ -193,10 +196,33 @@ def test_play_roll_through_the_ages_against_a_bot(browser: Any, server: str) -> 
         if not actions:
             time.sleep(0.05)
             continue
-        click_action(page, rtta_choice(actions, rng))
+        before = seq_of(page)
+        if page.locator("#rt-choose").count() and page.locator("#rt-dice .rt-die[data-face='X']").count():
+            # the Yucata detail: click a two-way die to switch it between food and workers, then confirm
+            page.locator("#rt-dice .rt-die[data-face='X']").first.click()
+            assert page.locator("#rt-dice .rt-die.rt-as-workers").count() == 1
+            if not choose_shot:
+                shot(page, "rolltheages-choose-food-workers")
+                choose_shot = True
+            page.click("#rt-choose")
+            used_dice += 1
+        elif page.locator("#rt-reroll").count() and rng.random() < 0.5:
+            page.locator("#rt-dice .rt-die.rt-clickable").first.click()
+            if page.locator("#rt-reroll:enabled").count():
+                page.click("#rt-reroll")
+                used_dice += 1
+            else:
+                click_action(page, "done")
+                clicks += 1
+                continue
+        else:
+            click_action(page, rtta_choice(actions, rng))
+            clicks += 1
+            if clicks == 8:
+                shot(page, "rolltheages-midgame")
+            continue
+        page.wait_for_function("b => Number(document.getElementById('game').dataset.seq) > b", arg=before)
         clicks += 1
-        if clicks == 8:
-            shot(page, "rolltheages-midgame")
     page.wait_for_selector("#result")
     shot(page, "rolltheages-end")
-    assert clicks > 5
+    assert clicks > 5 and used_dice > 0

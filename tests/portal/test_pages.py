@@ -91,10 +91,8 @@ def test_create_join_and_play_by_form(client: TestClient) -> None:
     bob_token = page_login(bob, "bob")
     assert "Join" in bob.get(url).text
     assert bob.post(f"{url}/join", data={"csrf": bob_token}, follow_redirects=False).status_code == 303
-    for c, tok in ((client, token), (bob, bob_token)):
-        page = c.get(url).text
-        if 'data-my-turn="yes"' in page:
-            break
+    pages = {name: (c, tok, c.get(url).text) for name, c, tok in (("a", client, token), ("b", bob, bob_token))}
+    c, tok, page = next(v for v in pages.values() if 'data-my-turn="yes"' in v[2])
     seq = re.search(r'data-seq="(\d+)"', page).group(1)  # type: ignore[union-attr]
     assert 'data-action="hold"' in page and "Your legal actions" in page
     headers = {"HX-Request": "true"}

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -72,7 +71,7 @@ def test_no_response_leaks_hidden_information(client: TestClient, game_id: str) 
 
 def check_viewers(client: TestClient, gid: int, viewers: list[tuple[int | None, dict[str, str]]]) -> None:
     store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.state(gid) as (info, tracked):
+    with store.state(gid) as (_info, tracked):
         state = tracked.state.clone()
     for seat, headers in viewers:
         lang = "de" if seat == 1 else "en"
@@ -102,7 +101,7 @@ def test_toy_game_secret_bonus_never_reaches_others(client: TestClient) -> None:
     gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=h0).json()["id"]
     client.post(f"/api/games/{gid}/join", headers=h1)
     store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.state(gid) as (info, tracked):
+    with store.state(gid) as (_info, tracked):
         bonus = list(tracked.state.bonus)
     seats = {client.get(f"/api/games/{gid}", headers=h).json()["my_seat"]: h for h in (h0, h1)}
     for seat, h in seats.items():

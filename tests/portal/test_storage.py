@@ -178,3 +178,30 @@ def test_bots_only_game_plays_to_the_end(empty_db: str) -> None:
     assert store.my_games(a.id)["finished"][0].id == gid
     assert store.my_games(b.id)["finished"] == []
     store.engine.dispose()
+
+
+def test_bots_resume_after_a_restart(tmp_path: Any) -> None:
+    """A bot whose turn it was when the server stopped moves as soon as the server is back."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from ludothek.portal import create_app
+    from tests.portal.conftest import api_user, make_settings
+
+    db = f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+    stopped = TestClient(create_app(make_settings(db)))  # no lifespan: its bot runner never starts
+    h = api_user(stopped, "alice")
+    seats = [{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}]
+    gid = stopped.post("/api/games", json={"game": "toypig", "players": 3, "seats": seats}, headers=h).json()["id"]
+    g = stopped.get(f"/api/games/{gid}", headers=h).json()
+    if g["my_turn"]:
+        g = stopped.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h).json()
+    assert not g["my_turn"] and g["status"] == "running"
+    with TestClient(create_app(make_settings(db))) as restarted:
+        for _ in range(200):
+            now = restarted.get(f"/api/games/{gid}", headers=h).json()
+            if now["my_turn"] or now["status"] == "finished":
+                break
+            time.sleep(0.02)
+    assert now["seq"] > g["seq"] and (now["my_turn"] or now["status"] == "finished")

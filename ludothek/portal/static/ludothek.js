@@ -68,6 +68,17 @@
     };
   }
 
+  /* New game form: show only the seats the chosen number of players has. */
+  function seatRows() {
+    const players = document.getElementById("players");
+    if (!players) return;
+    document.querySelectorAll(".seat-row").forEach((row) => {
+      row.hidden = Number(row.dataset.seat) >= Number(players.value);
+    });
+  }
+  document.addEventListener("change", (ev) => { if (ev.target.id === "players") seatRows(); });
+  document.addEventListener("DOMContentLoaded", seatRows);
+
   document.addEventListener("htmx:afterSwap", swapDone);
   document.addEventListener("DOMContentLoaded", () => { connect(); swapDone(); });
   window.ludothek = { send: send, refresh: refresh };

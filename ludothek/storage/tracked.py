@@ -1,0 +1,70 @@
+"""A cached game: its state plus its log, both extended move by move.
+
+Rebuilding a state means replaying its record; rebuilding the log with
+`ludothek.engine.log` means replaying it once more.  A `Tracked` game keeps
+both and appends to them as moves are stored, with each log line written in
+both languages and, for a secret chance outcome, also in its hidden form, so
+that any viewer's log is a cheap filter (equal to what `engine.log` gives).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ludothek import engine as eng
+from ludothek.engine import CHANCE, IllegalAction, State
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One log line in both languages, as `ludothek.engine.log` would write it for each viewer."""
+
+    n: int
+    seat: int
+    action: str
+    visible_to: frozenset[int] | None
+    text: dict[str, str]
+    hidden_text: dict[str, str] | None
+
+    def for_viewer(self, viewer: int | None, lang: str) -> dict[str, Any]:
+        public = self.visible_to is None or (viewer is not None and viewer in self.visible_to)
+        texts = self.text if public or self.hidden_text is None else self.hidden_text
+        return {
+            "n": self.n,
+            "seat": "chance" if self.seat == CHANCE else self.seat,
+            "action": self.action if public else eng.HIDDEN_ACTION,
+            "text": texts[lang],
+        }
+
+
+class Tracked:
+    """A cached game: its state and its log, extended move by move instead of replayed."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.log: list[LogEntry] = []
+
+    def apply(self, seat: int, action: str) -> None:
+        """Apply one action (seat ``CHANCE`` for an outcome), logging it first: describe needs the state before."""
+        state = self.state
+        if seat == CHANCE:
+            if state.current_player() != CHANCE:
+                raise IllegalAction("no random outcome is due")
+            state._validate(action)
+            visible_to = state._visibility(action)
+        else:
+            visible_to = None
+            if state.current_player() != seat:
+                state.apply_action(action, seat)  # raises the engine's own "not your turn" refusal
+            state._validate(action)
+        text = {lang: state.describe(action, lang) for lang in eng.LANGS}
+        hidden = {lang: state.describe_hidden(action, lang) for lang in eng.LANGS} if visible_to is not None else None
+        state.apply_action(action, None if seat == CHANCE else seat)
+        self.log.append(LogEntry(len(self.log) + 1, seat, action, visible_to, text, hidden))
+
+    def log_for(self, viewer: int | None, lang: str) -> list[dict[str, Any]]:
+        return [e.for_viewer(viewer, lang) for e in self.log]
+
+
+__all__ = ["LogEntry", "Tracked"]
