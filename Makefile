@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/ludothek play machikoro --players 3
+	$(VENV)/bin/ludothek serve
 
 test: $(STAMP)
 	$(PY) -m ludothek.devtools.services

@@ -21,8 +21,6 @@ from ludothek import engine
 from ludothek.bots import BOTS, make_bot, play_to_end
 from ludothek.engine import CHANCE, State
 
-DEFAULT_DB = "sqlite:///var/ludothek.sqlite3"
-
 TEXTS = {
     "your_turn": {"de": "Du bist am Zug. Wähle eine Aktion:", "en": "Your turn. Choose an action:"},
     "prompt": {"de": "Nummer oder Aktion (q = beenden): ", "en": "Number or action (q = quit): "},
@@ -229,9 +227,10 @@ def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = N
     return 0
 
 
-def serve(db: str, host: str, port: int, redis: str | None) -> int:
+def serve(db: str | None, host: str, port: int, redis: str | None) -> int:
+    """Run the portal; without ``--db`` the portal's settings choose ($LUDOTHEK_DB or ./var/ SQLite)."""
     portal = importlib.import_module("ludothek.portal")
-    if db.startswith("sqlite:///") and not db.startswith("sqlite:////"):
+    if db and db.startswith("sqlite:///") and not db.startswith("sqlite:////"):
         Path(db.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     kwargs: dict[str, Any] = {"redis_url": redis} if redis else {}
     portal.serve(db, host, port, **kwargs)
@@ -274,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_rep.add_argument("--seat", type=int, default=None, help="show the log as this seat sees it (1 = first)")
 
     p_srv = sub.add_parser("serve", help="run the web portal")
-    p_srv.add_argument("--db", default=DEFAULT_DB, help=f"database URL (default {DEFAULT_DB})")
+    p_srv.add_argument("--db", default=None,
+                       help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
     p_srv.add_argument("--host", default="127.0.0.1")
     p_srv.add_argument("--port", type=int, default=8000)
     p_srv.add_argument("--redis", default=None, help="Redis URL for live updates across processes")

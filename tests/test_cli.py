@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -75,3 +81,32 @@ def test_replay_prints_log_and_names_bad_action(tmp_path: Path, capsys: pytest.C
     assert "action 4" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="cannot read"):
         cli.main(["replay", str(tmp_path / "missing.json")])
+
+
+def test_serve_starts_the_portal_with_an_embedded_database(tmp_path: Path) -> None:
+    """``make run`` path: ``ludothek serve`` with nothing configured answers on its port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LUDOTHEK_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ludothek.cli", "serve", "--port", str(port)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as resp:
+                    body = resp.read().decode()
+                break
+            except OSError as exc:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stdout.read() if proc.stdout else ""
+                    raise AssertionError(f"portal did not start: {output}") from exc
+                time.sleep(0.2)
+        assert "Ludothek" in body
+        assert (tmp_path / "var" / "ludothek.sqlite3").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
