@@ -5,9 +5,14 @@ API, each listening on the game's WebSocket; some games have a bot seat that
 the server plays.  Measured, for SQLite and (when reachable) PostgreSQL:
 
 - moves per second sustained over a fixed window (moves submitted over HTTP,
-  and all stored actions including bot moves and chance outcomes);
+  and all stored actions including bot moves and chance outcomes); every
+  table starts a new game as soon as its game ends, so the load stays the
+  same through the window;
 - p50/p99 latency from submitting a move to the *other* seat receiving the
-  live update, and of the POST itself;
+  live update, and of the POST itself, at a light and at a steady load near
+  the target, and flat out;
+- the CPU the server(s) and this client used (they share the machine's
+  cores), and how much the machine's CPU was contended (Linux PSI);
 - the server's resident memory with 1,000 games in progress.
 
 Everything is bounded (fixed game counts, a fixed window) and stays on 127.0.0.1.
@@ -39,6 +44,8 @@ BOT_GAMES = 20
 WINDOW = float(os.environ.get("BENCH_PORTAL_SECONDS", "10"))
 MEMORY_GAMES = 1000
 LATENCY_GAMES = 20
+#: games at the same think time for the latency near the 500 moves/s target (at most ~10 moves/s each)
+STEADY_GAMES = 50
 THINK = 0.1
 PG_URLS = ("postgresql+psycopg://postgres@127.0.0.1:5432/test", "postgresql+psycopg://root@127.0.0.1:5432/test")
 
@@ -110,8 +117,11 @@ class Http:
             if self._writer is None:
                 self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
             assert self._reader is not None
-            self._writer.write(head.encode() + b"\r\n" + data)
-            status_line = await self._reader.readline()
+            try:
+                self._writer.write(head.encode() + b"\r\n" + data)
+                status_line = await self._reader.readline()
+            except (ConnectionResetError, BrokenPipeError):
+                status_line = b""  # an idle connection the server had already closed
             if status_line:
                 break
             # the server closed an idle keep-alive connection before reading this request: reconnect
@@ -158,10 +168,33 @@ class Http:
 @dataclass
 class Stats:
     moves: int = 0
+    #: stored actions (moves, bot moves, chance outcomes) heard during the window
+    actions: int = 0
     post_ms: list[float] = field(default_factory=list)
     update_ms: list[float] = field(default_factory=list)
     errors: int = 0
+    games_finished: int = 0
     measuring: bool = False
+
+
+@dataclass
+class Load:
+    """What one measuring window saw: the players' figures plus the CPU the processes used."""
+
+    stats: Stats
+    seconds: float
+    client_cpu: float  # share of one core used by this benchmark process during the window
+    server_cpu: list[float]  # the same for each server process
+
+    #: share of the window in which some runnable task of the machine waited for a CPU (Linux PSI)
+    cpu_pressure: float | None = None
+
+    def cpu_note(self) -> str:
+        servers = " + ".join(f"{c:.0%}" for c in self.server_cpu)
+        note = f"CPU of one core: server {servers}, benchmark client {self.client_cpu:.0%}"
+        if self.cpu_pressure is not None:
+            note += f"; machine CPU pressure {self.cpu_pressure:.0%}"
+        return note
 
 
 @dataclass
@@ -176,6 +209,26 @@ class GameRun:
     listening: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+def _cpu_stall_seconds() -> float | None:
+    """Seconds in which some task waited for a CPU (``/proc/pressure/cpu``): other work on the machine."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            some = f.readline().split()
+        return int(some[-1].split("=")[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU seconds of a process (``None``: this one)."""
+    if pid is None:
+        times = os.times()
+        return times.user + times.system
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def _guest(base: str) -> str:
     client = Http(base)
     status, body = await client.request("POST", "/api/guests")
@@ -186,17 +239,24 @@ async def _guest(base: str) -> str:
     return token
 
 
-async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves: bool) -> None:
+async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves: bool, counts: bool) -> None:
+    """One seat's WebSocket; ``hears_moves``: time the other seat's moves; ``counts``: count stored actions."""
     from websockets.asyncio.client import connect
 
     url = base.replace("http", "ws", 1) + f"/api/games/{run.gid}/live?token={token}"
     async with connect(url) as ws:
+        heard = 0
         async for raw in ws:
             msg = json.loads(raw)
             now = time.perf_counter()
             if msg.get("type") != "update":
+                heard = msg["seq"]
                 run.listening.set()
                 continue
+            if counts:
+                if stats.measuring:
+                    stats.actions += msg["seq"] - heard
+                heard = max(heard, msg["seq"])
             if hears_moves:
                 for base_seq in [s for s in run.pending if s < msg["seq"]]:
                     sent = run.pending.pop(base_seq)
@@ -255,8 +315,49 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-async def _play(bases: list[str], two_seat_games: int, bot_games: int, think: float) -> tuple[Stats, float, int]:
-    """Play the games for the measuring window; (stats, seconds, stored actions in the window).
+async def _table(seat_base: dict[str, str], a: str, b: str, bot: bool, stats: Stats, rng: random.Random,
+                 stop: asyncio.Event, think: float, started: asyncio.Event) -> None:
+    """One table: a game between ``a`` and ``b`` (or ``a`` and a bot), and a new one whenever it ends.
+
+    Replacing finished games keeps the load constant through the window (a
+    random Machi Koro game lasts only a few seconds at full speed).
+    """
+    owner = Http(seat_base[a], {"Authorization": f"Bearer {a}"})
+    joiner = Http(seat_base[b], {"Authorization": f"Bearer {b}"})
+    try:
+        while not stop.is_set():
+            seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
+            _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2, "seats": seats})
+            run = GameRun(game["id"])
+            if not bot:
+                await joiner.request("POST", f"/api/games/{run.gid}/join")
+            players = [a] if bot else [a, b]
+            # seat b listens to hear a's moves arrive (a hears b's, but one sample per move is enough);
+            # one listener per game counts the stored actions
+            listeners = [
+                asyncio.create_task(_listen(seat_base[t], run, t, stats, hears_moves=(t == b), counts=(t == players[-1])))
+                for t in players
+            ]
+            try:
+                await asyncio.wait_for(run.listening.wait(), timeout=10)
+                started.set()
+                await asyncio.gather(*(_play_seat(seat_base[t], t, run, stats, rng, stop, think) for t in players))
+                if run.status != "running" and stats.measuring:
+                    stats.games_finished += 1
+            finally:
+                for task in listeners:
+                    task.cancel()
+                results = await asyncio.gather(*listeners, return_exceptions=True)
+            for r in results:
+                if isinstance(r, Exception) and not isinstance(r, asyncio.CancelledError):
+                    raise r
+    finally:
+        await owner.close()
+        await joiner.close()
+
+
+async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_games: int, think: float) -> Load:
+    """Keep the tables playing for the measuring window (finished games are replaced at once).
 
     With two servers, the first seat of every game talks to the first and the second seat to the
     second, so every move reaches the other seat through Redis.
@@ -264,53 +365,36 @@ async def _play(bases: list[str], two_seat_games: int, bot_games: int, think: fl
     base = bases[0]
     a, b = await _guest(base), await _guest(base)
     seat_base = {a: bases[0], b: bases[-1]}
-    owner = Http(base, {"Authorization": f"Bearer {a}"})
-    joiner = Http(base, {"Authorization": f"Bearer {b}"})
     stats = Stats()
     stop = asyncio.Event()
     rng = random.Random(1)
-    tasks: list[asyncio.Task[None]] = []
-    runs: list[GameRun] = []
+    tables: list[asyncio.Task[None]] = []
     for i in range(two_seat_games + bot_games):
-        bot = i >= two_seat_games
-        seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
-        _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2, "seats": seats})
-        run = GameRun(game["id"])
-        runs.append(run)
-        if not bot:
-            await joiner.request("POST", f"/api/games/{run.gid}/join")
-        players = [a] if bot else [a, b]
-        for token in players:
-            # seat b listens to hear a's moves arrive (a hears b's, but one sample per move is enough)
-            tasks.append(asyncio.create_task(
-                _listen(seat_base[token], run, token, stats, hears_moves=(token == b))))
-        await asyncio.wait_for(run.listening.wait(), timeout=10)
-        for token in players:
-            tasks.append(asyncio.create_task(_play_seat(seat_base[token], token, run, stats, rng, stop, think)))
+        started = asyncio.Event()
+        tables.append(asyncio.create_task(
+            _table(seat_base, a, b, i >= two_seat_games, stats, rng, stop, think, started)))
+        await asyncio.wait_for(started.wait(), timeout=30)
     await asyncio.sleep(2.0)  # warm up
-    seq_before = await _total_actions(owner, runs)
+    cpu_before = [_cpu_seconds(pid) for pid in pids]
+    client_before = _cpu_seconds()
+    stall_before = _cpu_stall_seconds()
     stats.measuring = True
     start = time.perf_counter()
     await asyncio.sleep(WINDOW)
     stats.measuring = False
     elapsed = time.perf_counter() - start
-    seq_after = await _total_actions(owner, runs)
+    stall_after = _cpu_stall_seconds()
+    load = Load(
+        stats, elapsed, (_cpu_seconds() - client_before) / elapsed,
+        [(_cpu_seconds(pid) - before) / elapsed for pid, before in zip(pids, cpu_before, strict=True)],
+        None if stall_before is None or stall_after is None else (stall_after - stall_before) / elapsed,
+    )
     stop.set()
-    failures = [t.exception() for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    results = await asyncio.gather(*tables, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
     if failures:
-        raise RuntimeError(f"{len(failures)} benchmark players failed, first: {failures[0]!r}")
-    await owner.close()
-    await joiner.close()
-    return stats, elapsed, seq_after - seq_before
-
-
-async def _total_actions(client: Http, runs: list[GameRun]) -> int:
-    games = await client.get("/api/games?which=mine")
-    wanted = {r.gid for r in runs}
-    return sum(g["seq"] for g in games if g["id"] in wanted)
+        raise RuntimeError(f"{len(failures)} benchmark tables failed, first: {failures[0]!r}")
+    return load
 
 
 async def _memory(base: str, pid: int) -> tuple[float, float]:
@@ -339,10 +423,12 @@ async def _memory(base: str, pid: int) -> tuple[float, float]:
 
 def _bench(kind: str, db_url: str) -> list[Row]:
     server = Server(db_url)
+    pids = [server.proc.pid]
     try:
-        busy, elapsed, actions = asyncio.run(_play([server.base], TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
+        busy = asyncio.run(_play([server.base], pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
         server_rss_play = _rss_mb(server.proc.pid)
-        calm, _, _ = asyncio.run(_play([server.base], LATENCY_GAMES, 0, think=THINK))
+        calm = asyncio.run(_play([server.base], pids, LATENCY_GAMES, 0, think=THINK))
+        steady = asyncio.run(_play([server.base], pids, STEADY_GAMES, 0, think=THINK))
     finally:
         server.stop()
     server = Server(db_url)  # a fresh process for the memory figure
@@ -350,15 +436,27 @@ def _bench(kind: str, db_url: str) -> list[Row]:
         rss_before, rss_after = asyncio.run(_memory(server.base, server.proc.pid))
     finally:
         server.stop()
-    load = f"{TWO_SEAT_GAMES}+{BOT_GAMES} {GAME} games flat out, {elapsed:.0f} s"
-    calm_note = f"{LATENCY_GAMES} games, {THINK * 1000:.0f} ms think time ({calm.moves / WINDOW:.0f} moves/s)"
+    load = (f"{TWO_SEAT_GAMES}+{BOT_GAMES} {GAME} games kept running flat out, {busy.seconds:.0f} s "
+            f"({busy.stats.games_finished} finished and replaced)")
+    calm_note = (f"{LATENCY_GAMES} games, {THINK * 1000:.0f} ms think time "
+                 f"({calm.stats.moves / calm.seconds:.0f} moves/s)")
+    steady_note = (f"{STEADY_GAMES} games, {THINK * 1000:.0f} ms think time "
+                   f"({steady.stats.moves / steady.seconds:.0f} moves/s)")
     return [
-        (f"portal {kind}: HTTP moves/s", busy.moves / elapsed, "moves/s", f"{load}; scripted seats only"),
-        (f"portal {kind}: stored actions/s", actions / elapsed, "actions/s", "same run, incl. bot moves and chance"),
-        (f"portal {kind}: move->update p50", _pct(calm.update_ms, 50), "ms", calm_note),
-        (f"portal {kind}: move->update p99", _pct(calm.update_ms, 99), "ms", f"{len(calm.update_ms)} samples"),
-        (f"portal {kind}: POST p99", _pct(calm.post_ms, 99), "ms", calm_note),
-        (f"portal {kind}: move->update p99 flat out", _pct(busy.update_ms, 99), "ms", "queueing at saturation"),
+        (f"portal {kind}: HTTP moves/s", busy.stats.moves / busy.seconds, "moves/s",
+         f"{load}; scripted seats only, 1 server process"),
+        (f"portal {kind}: stored actions/s", busy.stats.actions / busy.seconds, "actions/s",
+         "same run, incl. bot moves and chance"),
+        (f"portal {kind}: CPU flat out", 100 * busy.server_cpu[0], "% core", busy.cpu_note()),
+        (f"portal {kind}: POST p50 flat out", _pct(busy.stats.post_ms, 50), "ms", "queueing at saturation"),
+        (f"portal {kind}: move->update p99 flat out", _pct(busy.stats.update_ms, 99), "ms", "queueing at saturation"),
+        (f"portal {kind}: move->update p50", _pct(calm.stats.update_ms, 50), "ms", calm_note),
+        (f"portal {kind}: move->update p99", _pct(calm.stats.update_ms, 99), "ms",
+         f"{len(calm.stats.update_ms)} samples"),
+        (f"portal {kind}: POST p99", _pct(calm.stats.post_ms, 99), "ms", calm_note),
+        (f"portal {kind}: move->update p50 steady", _pct(steady.stats.update_ms, 50), "ms", steady_note),
+        (f"portal {kind}: move->update p99 steady", _pct(steady.stats.update_ms, 99), "ms",
+         f"{len(steady.stats.update_ms)} samples; {steady.cpu_note()}"),
         (f"portal {kind}: server RSS while playing", server_rss_play, "MB", load),
         (f"portal {kind}: server RSS, {MEMORY_GAMES} games", rss_after, "MB",
          f"{rss_before:.0f} MB at start; {MEMORY_GAMES} games running, all states cached"),
@@ -373,18 +471,21 @@ def _bench_two_servers(kind: str, db_url: str) -> list[Row]:
         return [(f"portal {kind} x2: HTTP moves/s", float("nan"), "-", "Redis not reachable on 127.0.0.1:6379")]
     redis_url = f"redis://{REDIS[0]}:{REDIS[1]}/0"
     servers = [Server(db_url, redis_url), Server(db_url, redis_url)]
+    pids = [srv.proc.pid for srv in servers]
     try:
         bases = [srv.base for srv in servers]
-        busy, elapsed, actions = asyncio.run(_play(bases, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
-        calm, _, _ = asyncio.run(_play(bases, LATENCY_GAMES, 0, think=THINK))
+        busy = asyncio.run(_play(bases, pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
+        calm = asyncio.run(_play(bases, pids, LATENCY_GAMES, 0, think=THINK))
     finally:
         for srv in servers:
             srv.stop()
     note = "2 server processes + Redis fan-out; each game's seats on different servers"
     return [
-        (f"portal {kind} x2: HTTP moves/s", busy.moves / elapsed, "moves/s", note),
-        (f"portal {kind} x2: stored actions/s", actions / elapsed, "actions/s", "incl. bot moves and chance"),
-        (f"portal {kind} x2: move->update p99", _pct(calm.update_ms, 99), "ms",
+        (f"portal {kind} x2: HTTP moves/s", busy.stats.moves / busy.seconds, "moves/s", note),
+        (f"portal {kind} x2: stored actions/s", busy.stats.actions / busy.seconds, "actions/s",
+         "incl. bot moves and chance"),
+        (f"portal {kind} x2: CPU flat out", 100 * sum(busy.server_cpu), "% core", busy.cpu_note()),
+        (f"portal {kind} x2: move->update p99", _pct(calm.stats.update_ms, 99), "ms",
          f"{LATENCY_GAMES} games, {THINK * 1000:.0f} ms think time, across processes"),
     ]
 

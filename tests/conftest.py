@@ -17,6 +17,9 @@ settings.register_profile(
 )
 settings.load_profile("ludothek")
 
+#: The browser tests' fixtures (``browser``, ``server``) for every test folder.
+pytest_plugins = ["tests.browser_support"]
+
 REQUIRE_SERVICES = os.environ.get("LUDOTHEK_REQUIRE_SERVICES") == "1"
 
 

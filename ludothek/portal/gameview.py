@@ -8,13 +8,14 @@ secret in pages, API answers and live updates.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ludothek import engine as eng
 from ludothek.storage import GameInfo, UserInfo
 from ludothek.storage.store import Tracked
 
-from .i18n import pick
+from .i18n import pick, t
 
 
 def seat_names(info: GameInfo) -> list[str]:
@@ -70,3 +71,42 @@ def seat_context(
 def engine_log_equivalent(tracked: Tracked, seat: int | None, lang: str) -> list[dict[str, Any]]:
     """`ludothek.engine.log` for the same viewer (used by tests to prove the cached log is identical)."""
     return eng.log(tracked.state, viewer=seat, lang=lang)
+
+
+#: How the games' ``describe`` sentences name a seat ("Player 2" / "Spieler 2"), 1-based.
+SEAT_MENTION = re.compile(r"\b(?:Player|Spieler) ([1-9]\d?)\b")
+
+
+def with_names(text: str, names: list[str]) -> str:
+    """``text`` with every "Player N" / "Spieler N" replaced by that seat's display name.
+
+    The games speak of seats by number (their ``describe`` knows no user names);
+    on the page the sentence should read "anna builds ...".  A number outside the
+    game's seats is left alone.
+    """
+
+    def name_of(match: re.Match[str]) -> str:
+        index = int(match.group(1)) - 1
+        return names[index] if 0 <= index < len(names) else match.group(0)
+
+    return SEAT_MENTION.sub(name_of, text)
+
+
+def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[dict[str, Any]]:
+    """The log for the page: each line with a label (the seat's name, or Chance/Zufall) and its sentence.
+
+    When the sentence already begins with the mover's name ("anna builds ..."),
+    the label is not repeated in front of it.
+    """
+    lines = []
+    for entry in log:
+        text = with_names(str(entry["text"]), names)
+        seat = entry["seat"]
+        if seat == "chance" or not isinstance(seat, int) or not 0 <= seat < len(names):
+            label: str | None = t("chance", lang)
+        else:
+            label = names[seat]
+            if text.startswith(label + " ") or text.startswith(label + ":"):
+                label = None
+        lines.append({"n": entry["n"], "seat": seat, "label": label, "text": text})
+    return lines

@@ -46,7 +46,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "join": {"de": "Beitreten", "en": "Join"},
     "accept": {"de": "Einladung annehmen", "en": "Accept invitation"},
     "leave": {"de": "Verlassen", "en": "Leave"},
-    "cancel": {"de": "Absagen", "en": "Cancel game"},
+    "cancel": {"de": "Spiel absagen", "en": "Cancel game"},
     "open": {"de": "Öffnen", "en": "Open"},
     "game": {"de": "Spiel", "en": "Game"},
     "players": {"de": "Spieler", "en": "Players"},
@@ -91,6 +91,48 @@ TEXTS: dict[str, dict[str, str]] = {
     "error": {"de": "Fehler", "en": "Error"},
     "back": {"de": "Zurück", "en": "Back"},
     "cancelled": {"de": "Abgesagt", "en": "Cancelled"},
+    "creator": {"de": "hat das Spiel angelegt", "en": "created the game"},
+    "you": {"de": "du", "en": "you"},
+    "decline": {"de": "Ablehnen", "en": "Decline"},
+    "login_to_join": {"de": "Zum Mitspielen anmelden", "en": "Log in to join"},
+    "starts_when_full": {
+        "de": "Das Spiel beginnt, sobald alle Plätze besetzt sind; wer anfängt, wird ausgelost.",
+        "en": "The game starts as soon as every seat is taken; the first player is drawn at random.",
+    },
+    "seat_from": {"de": "(ab {n} Spielern)", "en": "(with {n} or more players)"},
+    "sending": {"de": "Wird gesendet …", "en": "Sending …"},
+    "err_players_range": {
+        "de": "{game} spielt man zu {low} bis {high}.",
+        "en": "{game} is played by {low} to {high} players.",
+    },
+    "err_invite_name": {
+        "de": "Platz {n}: gib den Namen an, wen du einladen willst.",
+        "en": "Seat {n}: enter the name of the user you want to invite.",
+    },
+    "err_no_user_named": {
+        "de": "Platz {n}: einen Benutzer „{name}“ gibt es nicht.",
+        "en": "Seat {n}: there is no user called “{name}”.",
+    },
+    "name_hint": {
+        "de": "3 bis 20 Buchstaben, Ziffern, '.', '_' oder '-'.",
+        "en": "3 to 20 letters, digits, '.', '_' or '-'.",
+    },
+    "password_hint": {"de": "Mindestens 8 Zeichen.", "en": "At least 8 characters."},
+    "api_tokens_note": {
+        "de": "Mit einem Token kann ein Programm über die JSON-API für dich spielen "
+              "(Kopfzeile „Authorization: Bearer …“).",
+        "en": "With a token a program can play for you through the JSON API "
+              "(header “Authorization: Bearer …”).",
+    },
+    "err_network": {
+        "de": "Keine Verbindung zum Server: dein Zug wurde nicht gesendet. Bitte versuche es noch einmal.",
+        "en": "No connection to the server: your move was not sent. Please try again.",
+    },
+    "err_server": {
+        "de": "Der Server hat einen Fehler gemeldet; die Ansicht wird neu geladen.",
+        "en": "The server reported an error; the view is being reloaded.",
+    },
+    "guest_tag": {"de": "Gast", "en": "guest"},
     "waiting_since": {"de": "wartet seit {when}", "en": "waiting since {when}"},
     # refusals of the store, by code_key
     "err_bad_name": {

@@ -23,7 +23,7 @@ from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
 
 from .context import current_user, lang_of, portal_of, save_session, session_of
-from .gameview import game_summary, seat_context, seat_names
+from .gameview import game_summary, log_lines, seat_context, seat_names, with_names
 from .i18n import pick as pick_text
 from .i18n import t
 from .security import csrf_ok
@@ -286,7 +286,7 @@ def new_game_form(request: Request, game: str | None = None) -> Response:
     user = need_user(request)
     ids = eng.games()
     chosen = eng.load(game if game in ids else ids[0]) if ids else None
-    return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen)
+    return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values={})
 
 
 @router.post("/new")
@@ -304,6 +304,12 @@ async def _run_sync(request: Request, fn: Any, *args: Any) -> Response:
 
 
 def _create_game(request: Request, form: dict[str, str]) -> Response:
+    """Create a game from the form.
+
+    Only the seats 2..N of the chosen number of players N are read: the form
+    has a row for every seat the game could have, and without JavaScript the
+    rows beyond N are still submitted, so they must be ignored here.
+    """
     user = need_user(request)
     store = portal_of(request).store
     game_id = form.get("game", "")
@@ -311,20 +317,32 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         game = eng.load(game_id)
     except KeyError:
         raise BadRequest(f"unknown game {game_id!r}") from None
+
+    def refuse(message: str, status: int = 400) -> Response:
+        return render(request, "new_game.html", user, status=status, games=[eng.load(g) for g in eng.games()],
+                      chosen=game, error=message, values=form)
+
     try:
         players = int(form.get("players", ""))
     except ValueError:
-        raise BadRequest("the number of players must be a whole number") from None
+        players = 0
+    if not game.min_players <= players <= game.max_players:
+        return refuse(t("err_players_range", user.lang, game=pick_text(game.title, user.lang),
+                        low=game.min_players, high=game.max_players))
     options = {o.name: form[f"opt_{o.name}"] for o in game.options if f"opt_{o.name}" in form}
     seats: list[dict[str, Any]] = [{"kind": "me"}]
-    for i in range(1, max(players, 1)):
+    for i in range(1, players):
         kind = form.get(f"seat{i}", "open")
-        seats.append({"kind": kind, "user": form.get(f"seat{i}_name", "").strip() or None})
+        name = form.get(f"seat{i}_name", "").strip()
+        if kind == "invite" and not name:
+            return refuse(t("err_invite_name", user.lang, n=i + 1))
+        if kind == "invite" and store.user_by_name(name) is None:
+            return refuse(t("err_no_user_named", user.lang, n=i + 1, name=name), 404)
+        seats.append({"kind": kind, "user": name or None})
     try:
         gid = store.create_game(user, game.id, players, options, seats)
     except StoreError as exc:
-        return render(request, "new_game.html", user, status=exc.status, games=[eng.load(g) for g in eng.games()],
-                      chosen=game, error=message_of(exc, user.lang))
+        return refuse(message_of(exc, user.lang), exc.status)
     return redirect(request, f"/games/{gid}")
 
 
@@ -385,6 +403,11 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             seat = info.seat_of(user.id) if user else None
             sc = seat_context(info, tracked, seat, lang)
             ctx.update(sc)
+            names = ctx["players"]
+            ctx["log"] = log_lines(sc["log"] or [], names, lang)
+            ctx["legal_described"] = [
+                {"action": a["action"], "text": with_names(a["text"], names)} for a in sc["legal_described"]
+            ]
             state = tracked.state
             ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang)))
             ctx["game_data"] = lambda name: game_data(game.id, name)

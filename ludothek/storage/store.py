@@ -160,6 +160,12 @@ class Store:
         self._insert_actions_sql = (
             f"INSERT INTO actions (game_id, seq, seat, action, created_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark})"
         )
+        self._finish_sql = f"UPDATE games SET status = {mark}, finished_at = {mark}, result_json = {mark} WHERE id = {mark}"
+        dbapi = engine.dialect.dbapi
+        #: What the driver raises when the unique (game_id, seq) index refuses a second writer.
+        self._integrity_errors: tuple[type[BaseException], ...] = (
+            (IntegrityError, dbapi.IntegrityError) if dbapi is not None else (IntegrityError,)
+        )
         self.listeners: list[Callable[[GameEvent], None]] = []
         #: Who is behind a token or session, remembered briefly: every API request asks.
         self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
@@ -527,8 +533,14 @@ class Store:
         """
         cached = self._info_cache.get(game_id)
         if cached is not None:
-            with self.engine.connect() as conn:
-                row = conn.exec_driver_sql(self._live_sql, (game_id,)).first()
+            raw = self.engine.raw_connection()  # plain DB-API: no statement or result objects to build
+            try:
+                cur = raw.cursor()
+                cur.execute(self._live_sql, (game_id,))
+                row = cur.fetchone()
+                cur.close()
+            finally:
+                raw.close()
             if row is not None and row[1] == "running":
                 turn_since = row[3]
                 if isinstance(turn_since, str):  # SQLite hands the raw text to plain SQL
@@ -770,51 +782,40 @@ class Store:
         if isinstance(seq, bool) or not isinstance(seq, int):
             raise BadRequest("seq must be a whole number: the sequence number you saw")
         with self._lock(game_id):
-            info = self.game(game_id)
-            if user_id is not None:
-                seat = info.seat_of(user_id)
-                if seat is None:
-                    raise Forbidden("you do not play in this game", code_key="not_seated")
-            if info.status == "finished":
-                raise Conflict("the game is over", code_key="game_over")
-            if info.status != "running":
-                raise Conflict("the game has not started", code_key="not_started")
-            if seq != info.seq:
-                raise StaleMove(
-                    f"stale move: it was made against move {seq}, but the game is at move {info.seq}; "
-                    "reload to see what happened",
-                    sent=seq, current=info.seq,
-                )
-            if seat is None or info.to_move != seat:
-                raise NotYourTurn("it is not your turn", code_key="not_your_turn")
-            tracked = self._load_state(info)
+            fast = self._fast_move(game_id, seat, action, seq, user_id)
+            if fast is not None:
+                info, tracked, seat = fast
+            else:
+                info = self.game(game_id)
+                if user_id is not None:
+                    seat = info.seat_of(user_id)
+                    if seat is None:
+                        raise Forbidden("you do not play in this game", code_key="not_seated")
+                if info.status == "finished":
+                    raise Conflict("the game is over", code_key="game_over")
+                if info.status != "running":
+                    raise Conflict("the game has not started", code_key="not_started")
+                if seq != info.seq:
+                    raise StaleMove(
+                        f"stale move: it was made against move {seq}, but the game is at move {info.seq}; "
+                        "reload to see what happened",
+                        sent=seq, current=info.seq,
+                    )
+                if seat is None or info.to_move != seat:
+                    raise NotYourTurn("it is not your turn", code_key="not_your_turn")
+                tracked = self._load_state(info)
+                try:
+                    tracked.apply(seat, action)
+                except IllegalAction as exc:
+                    raise IllegalMove(f"illegal action {action!r}: {exc}", action=action) from None
             state = tracked.state
-            try:
-                tracked.apply(seat, action)
-            except IllegalAction as exc:
-                raise IllegalMove(f"illegal action {action!r}: {exc}", action=action) from None
             try:
                 new = [(seat, action), *self._resolve_chance(tracked)]
                 now = utcnow()
                 to_move = state.current_player()
-                with self.engine.begin() as conn:
-                    res = conn.exec_driver_sql(
-                        self._move_sql, (seq + len(new), to_move, self._db_time(now), game_id, seq)
-                    )
-                    if res.rowcount != 1:
-                        raise StaleMove(
-                            "stale move: another move was stored first; reload to see what happened",
-                            sent=seq, current=seq + 1,
-                        )
-                    self._insert_actions(conn, game_id, seq, new, now)
-                    self._finish_if_over(conn, game_id, state, now)
-            except IntegrityError:
-                self._cache_drop(game_id)
-                raise StaleMove(
-                    "stale move: another move was stored first; reload to see what happened",
-                    sent=seq, current=seq + 1,
-                ) from None
+                self._write_move(game_id, seq, new, to_move, state, now)
             except BaseException:
+                # The cached state already holds the move: forget it, the next access replays.
                 self._cache_drop(game_id)
                 raise
             status = "finished" if to_move == TERMINAL else "running"
@@ -828,6 +829,74 @@ class Store:
         event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
         self._notify(event)
         return event
+
+    def _fast_move(
+        self, game_id: int, seat: int | None, action: str, seq: int, user_id: int | None
+    ) -> tuple[GameInfo, Tracked, int] | None:
+        """Apply the move to the cached state when that is exactly the position the move names.
+
+        This skips reading the game row first: the optimistic write that follows
+        (``... WHERE seq = ?``) is what proves the position is still current,
+        also against other server processes.  ``None`` (nothing applied) when the
+        cache cannot vouch for the move; the caller then reads the database and
+        gives the precise refusal, exactly as without this shortcut.
+        """
+        info = self._info_cache.get(game_id)
+        if info is None:
+            return None
+        with self._cache_lock:
+            tracked = self._cache.get(game_id)
+            if tracked is not None:
+                self._cache.move_to_end(game_id)
+        if tracked is None or tracked.state.move_number() != seq:
+            return None
+        if user_id is not None:
+            seat = info.seat_of(user_id)
+        if seat is None or tracked.state.current_player() != seat:
+            return None
+        try:
+            tracked.apply(seat, action)  # an illegal action raises before anything changes
+        except IllegalAction:
+            return None
+        return info, tracked, seat
+
+    def _write_move(
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime
+    ) -> None:
+        """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
+
+        Plain DB-API statements on a pooled connection: this runs for every move,
+        and SQLAlchemy's statement and result machinery cost more than the SQL.
+        """
+        stale = StaleMove(
+            "stale move: another move was stored first; reload to see what happened", sent=seq, current=seq + 1
+        )
+        when = self._db_time(now)
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            try:
+                cur.execute(self._move_sql, (seq + len(new), to_move, when, game_id, seq))
+                if cur.rowcount != 1:
+                    raw.rollback()
+                    raise stale
+                cur.executemany(
+                    self._insert_actions_sql,
+                    [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
+                )
+                if to_move == TERMINAL:
+                    cur.execute(self._finish_sql, ("finished", when, json.dumps(state.result_json()), game_id))
+                raw.commit()
+            except self._integrity_errors:
+                raw.rollback()
+                raise stale from None
+            except BaseException:
+                raw.rollback()
+                raise
+            finally:
+                cur.close()
+        finally:
+            raw.close()  # back to the pool
 
     def bot_step(self, game_id: int) -> bool:
         """Play one move for the bot whose turn it is; ``False`` when no bot is to move."""

@@ -1,7 +1,7 @@
 """Real-browser test: one person plays a 2-player Carpe Diem game against a bot to the end,
 building every tile through the board (pick a highlighted cell, turn it through the fitting
-rotations with a preview, confirm).  Reuses the portal's browser fixtures; screenshots go to
-``test-artifacts/``."""
+rotations with a preview, confirm).  Every click is made once: the page never loses one.  Uses the
+shared browser fixtures of ``tests.browser_support``; screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -11,42 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.portal.test_browser import browser, legal_actions, register, seq_of, server, shot
+from tests.browser_support import click, click_action, legal_actions, new_game, register, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-__all__ = ["browser", "server"]  # fixtures used below
-
-
-def advanced(page: Any, before: int, timeout: float) -> bool:
-    try:
-        page.wait_for_function(
-            "before => { const g = document.getElementById('game'); return g && Number(g.dataset.seq) > before; }",
-            arg=before, timeout=timeout,
-        )
-    except Exception:  # playwright's TimeoutError
-        return False
-    return True
-
-
-def click_until_applied(page: Any, selector: str, action: str) -> None:
-    """Click ``selector`` until the game moves on.
-
-    The page ignores a click that arrives while a live refresh is being swapped in, so a click
-    that changed nothing is repeated while ``action`` is still legal.
-    """
-    before = seq_of(page)
-    for _ in range(5):
-        page.locator(selector).first.click()
-        if advanced(page, before, 3000):
-            return
-        if action not in legal_actions(page):
-            return
-    raise AssertionError(f"{action} was never applied")
-
-
-def click_action(page: Any, action: str) -> None:
-    on_board = f'#board [data-action="{action}"]'
-    click_until_applied(page, on_board if page.locator(on_board).count() else f'#legal [data-action="{action}"]', action)
 
 
 def build_on_board(page: Any, action: str) -> None:
@@ -59,7 +26,7 @@ def build_on_board(page: Any, action: str) -> None:
             break
         page.click("#cd-rotate")
     assert page.get_attribute("#cd-confirm", "data-action") == action
-    click_until_applied(page, "#cd-confirm", action)
+    click(page, "#cd-confirm")
 
 
 def choose(actions: list[str], rng: random.Random) -> str:
@@ -76,10 +43,7 @@ def choose(actions: list[str], rng: random.Random) -> str:
 def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
     rng = random.Random(7)
     page = register(browser, server, "livia")
-    page.goto(f"{server}/new?game=carpediem")
-    page.select_option("select[name=players]", "2")
-    page.select_option("select[name=seat1]", "bot")
-    page.click("#create")
+    new_game(page, server, "carpediem", ["bot"])
     page.wait_for_selector("#game[data-status=running]")
     assert page.is_visible("#cd-provisional")
     shot(page, "carpediem-start")

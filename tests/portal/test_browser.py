@@ -8,83 +8,24 @@ Screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
-import os
 import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ludothek import engine as eng
-from tests.conftest import needs
-from tests.portal.conftest import make_settings
-from tests.portal.server import running_server
+from ludothek.portal.i18n import TEXTS
+from tests import browser_support
+from tests.browser_support import click_action, legal_actions, new_game, register, seq_of, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    needs(None if os.path.exists(CHROMIUM) else f"{CHROMIUM} is missing (run python -m ludothek.devtools.services)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:  # pragma: no cover
-        needs("the playwright package is not installed")
-        raise
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    with running_server(make_settings(f"sqlite:///{tmp_path / 'e2e.sqlite3'}")) as url:
-        yield url
-
-
-def shot(page: Any, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def register(browser: Any, base: str, name: str, lang: str = "en") -> Any:
-    context = browser.new_context(viewport={"width": 1360, "height": 900}, locale=lang)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(f"{base}/register")
-    page.fill("input[name=name]", name)
-    page.fill("input[name=password]", f"password-{name}")
-    page.click("form[action='/register'] button[type=submit]")
-    page.wait_for_selector("#account-link")
-    return page
-
-
-def seq_of(page: Any) -> int:
-    return int(page.get_attribute("#game", "data-seq"))
-
-
-def legal_actions(page: Any) -> list[str]:
-    return list(page.eval_on_selector_all("#legal [data-action]", "els => els.map(e => e.dataset.action)"))
-
-
-def click_action(page: Any, action: str) -> None:
-    """Click the action where it sits on the board if it is there, else in the plain list."""
-    on_board = page.locator(f'#board [data-action="{action}"]')
-    target = on_board.first if on_board.count() else page.locator(f'#legal [data-action="{action}"]').first
-    before = seq_of(page)
-    target.click()
-    page.wait_for_function(
-        "before => { const g = document.getElementById('game'); return g && Number(g.dataset.seq) > before; }",
-        arg=before,
-    )
+def test_without_chromium_the_reason_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browser_support, "CHROMIUM", "/nonexistent/chromium")
+    problem = browser_support.browser_problem()
+    assert problem is not None and "/nonexistent/chromium is missing" in problem
 
 
 def machikoro_choice(actions: list[str], rng: random.Random) -> str:
@@ -179,10 +120,7 @@ def rtta_choice(actions: list[str], rng: random.Random) -> str:
 def test_play_roll_through_the_ages_against_a_bot(browser: Any, server: str) -> None:
     rng = random.Random(5)
     page = register(browser, server, "clara")
-    page.goto(f"{server}/new?game=rolltheages")
-    page.select_option("select[name=players]", "2")
-    page.select_option("select[name=seat1]", "bot")
-    page.click("#create")
+    new_game(page, server, "rolltheages", ["bot"])
     page.wait_for_selector("#game[data-status=running]")
     shot(page, "rolltheages-start")
     clicks = used_dice = 0
@@ -226,3 +164,147 @@ def test_play_roll_through_the_ages_against_a_bot(browser: Any, server: str) -> 
     page.wait_for_selector("#result")
     shot(page, "rolltheages-end")
     assert clicks > 5 and used_dice > 0
+
+
+def test_new_game_form_follows_the_player_count(browser: Any, server: str) -> None:
+    page = register(browser, server, "erik")
+    page.goto(f"{server}/new?game=machikoro")  # 2 to 4 players
+    row = ".seat-row[data-seat='{}']".format
+    assert page.is_visible(row(1)) and not page.is_visible(row(2)) and not page.is_visible(row(3))
+    assert not page.is_visible(f"{row(1)} input")  # the name only for an invitation
+    page.select_option("select[name=players]", "4")
+    assert page.is_visible(row(2)) and page.is_visible(row(3))
+    page.select_option("select[name=seat3]", "invite")
+    assert page.is_visible(f"{row(3)} input")
+    page.select_option("select[name=players]", "2")
+    assert not page.is_visible(row(3))  # hidden and disabled: not submitted
+    shot(page, "new-game-form-2-players")
+    page.select_option("select[name=seat1]", "bot")
+    page.click("#create")
+    page.wait_for_selector("#game[data-status=running]")
+    assert page.locator("ol.players .player").count() == 2
+
+
+def test_a_click_during_a_live_refresh_is_not_lost(browser: Any, server: str) -> None:
+    page = register(browser, server, "fritz")
+    new_game(page, server, "toypig", ["bot"], {"length": "long"})  # long: the bot cannot win before we click
+    page.wait_for_selector("#game[data-status=running]")
+    deadline = time.monotonic() + 60
+    while page.get_attribute("#game", "data-my-turn") != "yes" or not legal_actions(page):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    before = seq_of(page)
+    # a refresh is in flight when the click arrives (same tick): the click waits for it, then is sent
+    page.evaluate("() => { window.ludothek.refresh(); document.querySelector('#legal [data-action=\"roll\"]').click(); }")
+    page.wait_for_function("b => Number(document.getElementById('game').dataset.seq) > b", arg=before)
+    assert page.locator("#move-error").count() == 0
+    while page.get_attribute("#game", "data-my-turn") != "yes" or not legal_actions(page):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # a double click is applied once, without an error message
+    mine = page.locator("#log li.log-seat0, #log li.log-seat1").count()
+    before = seq_of(page)
+    page.evaluate("() => { const b = document.querySelector('#legal [data-action=\"roll\"]'); b.click(); b.click(); }")
+    page.wait_for_function("b => Number(document.getElementById('game').dataset.seq) > b", arg=before)
+    page.wait_for_function("() => !document.getElementById('game').classList.contains('sending')")
+    assert page.locator("#move-error").count() == 0
+    assert page.locator("#log li.log-seat0, #log li.log-seat1").count() >= mine + 1
+
+
+#: Interface keys that would show if a text were missing (``t`` falls back to the key itself).
+RAW_KEYS = [k for k in TEXTS if "_" in k]
+
+
+def check_page(page: Any, name: str, phone: bool = True) -> None:
+    """Screenshot ``name`` and check what a person would notice: sideways scrolling, raw text keys.
+
+    With ``phone`` the page is looked at on a phone-sized window too (``<name>-phone.png``).
+    """
+    sizes = [(page.viewport_size, name)] + ([({"width": 390, "height": 844}, f"{name}-phone")] if phone else [])
+    for size, label in sizes:
+        page.set_viewport_size(size)
+        shot(page, label)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{label}: the page is {overflow}px wider than the window"
+    page.set_viewport_size(sizes[0][0])
+    text = page.inner_text("body")
+    raw = [k for k in RAW_KEYS if k in text.split()]
+    assert not raw, f"{name}: untranslated {raw}"
+
+
+def api(page: Any, method: str, url: str, data: Any = None) -> Any:
+    """The JSON API with the page's own session (cookie plus CSRF header)."""
+    headers = {"X-CSRF-Token": page.get_attribute("meta[name=csrf-token]", "content")}
+    r = page.request.fetch(url, method=method, headers=headers, data=data)
+    assert r.ok, r.text()
+    return r.json()
+
+
+def test_every_page_in_both_languages(browser: Any, server: str) -> None:
+    """The tour: every kind of page, in German and English, screenshotted and checked."""
+    for lang in ("de", "en"):
+        visitor = browser.new_context(viewport={"width": 1360, "height": 900}, locale=lang).new_page()
+        visitor.goto(server)
+        check_page(visitor, f"tour-{lang}-welcome")
+        visitor.goto(f"{server}/register")
+        visitor.fill("input[name=name]", "x")
+        visitor.fill("input[name=password]", "short")
+        visitor.click("form[action='/register'] button[type=submit]")
+        check_page(visitor, f"tour-{lang}-register-error")
+        visitor.goto(f"{server}/login")
+        check_page(visitor, f"tour-{lang}-login")
+        visitor.context.close()
+
+        page = register(browser, server, f"tina-{lang}", lang=lang)
+        for game in eng.games():
+            page.goto(f"{server}/new?game={game}")
+            check_page(page, f"tour-{lang}-new-{game}")
+        new_game(page, server, "machikoro", ["open", "bot"])
+        check_page(page, f"tour-{lang}-waiting")
+        for game in ("machikoro", "rolltheages", "snowdonia", "carpediem"):
+            new_game(page, server, game, ["bot"])
+            page.wait_for_selector("#game[data-status=running]")
+            page.wait_for_selector("#game[data-my-turn=yes]")
+            check_page(page, f"tour-{lang}-running-{game}")
+        new_game(page, server, "toypig", ["bot"])
+        gid = int(page.get_attribute("#game", "data-game"))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            state = api(page, "GET", f"{server}/api/games/{gid}?log=false")
+            if state["status"] == "finished":
+                break
+            legal = [a["action"] for a in state["legal"]]
+            if not legal:
+                time.sleep(0.02)
+                continue
+            pot = state["view"].get("pot", 0)
+            api(page, "POST", f"{server}/api/games/{gid}/actions",
+                {"action": "roll" if "roll" in legal and pot < 8 else "hold", "seq": state["seq"]})
+        page.goto(f"{server}/games/{gid}")
+        page.wait_for_selector("#result")
+        check_page(page, f"tour-{lang}-finished")
+        page.goto(server)
+        check_page(page, f"tour-{lang}-home")
+        page.goto(f"{server}/account")
+        check_page(page, f"tour-{lang}-account")
+        page.goto(f"{server}/games/424242")
+        check_page(page, f"tour-{lang}-not-found")
+        page.context.close()
+
+
+def test_waiting_game_page_shows_who_joined(browser: Any, server: str) -> None:
+    gina = register(browser, server, "gina")
+    hugo = register(browser, server, "hugo", lang="de")
+    new_game(gina, server, "machikoro", ["open", "open"])
+    gina.wait_for_selector("#game[data-status=open] #seat-table")
+    game_url = gina.url
+    hugo.goto(game_url)
+    hugo.click("#seat-table #join")
+    hugo.wait_for_selector("#seat-table #leave")
+    shot(hugo, "waiting-joined-hugo")
+    # gina never reloads: her page picks up the new seat by itself
+    gina.wait_for_function("() => document.getElementById('seat-table').innerText.includes('hugo')")
+    shot(gina, "waiting-joined-gina")
+    hugo.click("#seat-table #leave")
+    hugo.wait_for_url(f"{server}/")
+    gina.wait_for_function("() => !document.getElementById('seat-table').innerText.includes('hugo')")

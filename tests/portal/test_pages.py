@@ -129,3 +129,126 @@ def test_unknown_game_page_and_spectator(client: TestClient) -> None:
     page = viewer.get(url).text
     assert "You are watching" in page
     assert "data-action" not in page.split('id="legal"')[1].split("</section>")[0]
+
+
+def _seat_table(page: str) -> str:
+    return page.split('id="seat-table"')[1].split("</table>")[0]
+
+
+def test_new_game_form_reads_only_the_chosen_seats(client: TestClient) -> None:
+    token = page_login(client, "alice")
+    form = client.get("/new?game=toypig").text
+    assert 'name="seat2"' in form and "(with 3 or more players)" in form  # every row, for browsers without JS
+    # 2 players: the rows of seat 3 are sent too (no JS), but ignored, even if they make no sense
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "seat1": "bot",
+                                  "seat2": "invite", "seat2_name": "nobody"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = client.get(r.headers["location"]).text
+    # started at once (the bot may even have won already): two seats, no invitation for "nobody"
+    assert 'data-status="open"' not in page and page.count('class="player ') == 2
+
+
+def test_new_game_form_refusals_keep_the_choices(client: TestClient) -> None:
+    token = page_login(client, "alice")
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "7", "seat1": "bot"})
+    assert r.status_code == 400 and "played by 2 to 3 players" in r.text
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "3", "seat1": "bot",
+                                  "seat2": "invite", "seat2_name": "", "opt_length": "long"})
+    assert r.status_code == 400 and "Seat 3: enter the name" in r.text
+    assert '<option value="3" selected>' in r.text and '<option value="long" selected>' in r.text
+    assert '<option value="invite" selected>' in r.text
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "seat1": "invite",
+                                  "seat1_name": "nobody"})
+    assert r.status_code == 404 and "no user called “nobody”" in r.text
+    assert client.get("/").text.count('class="game-row') == 0  # nothing was created
+
+
+def test_waiting_game_shows_every_seat_with_its_buttons(client: TestClient) -> None:
+    page_login(client, "bob")  # exists, so alice can invite him
+    client.cookies.clear()
+    token = page_login(client, "alice")
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "3", "seat1": "invite",
+                                  "seat1_name": "bob", "seat2": "open"}, follow_redirects=False)
+    url = r.headers["location"]
+    table = _seat_table(client.get(url).text)
+    assert "alice" in table and "created the game" in table and "invited: bob" in table
+    assert "Open invitation" in table and "/join" not in table  # the creator does not join again
+    assert 'id="cancel-game"' in client.get(url).text
+
+    bob = TestClient(client.app)
+    bob_token = page_login(bob, "bob", register=False)
+    table = _seat_table(bob.get(url).text)
+    assert "Accept invitation" in table and "Decline" in table and table.count("/join") == 1
+    assert "Accept invitation" in bob.get("/").text.split('id="open-games"')[1].split("</ul>")[0]
+    assert 'id="cancel-game"' not in bob.get(url).text
+
+    carol = TestClient(client.app)
+    carol_token = page_login(carol, "carol")
+    home = carol.get("/").text.split('id="open-games"')[1].split("</ul>")[0]
+    assert url in home and "Join" in home  # the lobby lists the open invitation
+    table = _seat_table(carol.get(url).text)
+    assert table.count("/join") == 1 and "Accept invitation" not in table
+    assert carol.post(f"{url}/join", data={"csrf": carol_token}, follow_redirects=False).status_code == 303
+    table = _seat_table(carol.get(url).text)
+    assert "carol" in table and 'id="leave"' in table and "/join" not in table
+
+    visitor = TestClient(client.app)
+    assert "Log in to join" not in _seat_table(visitor.get(url).text)  # no open seat left
+    assert bob.post(f"{url}/join", data={"csrf": bob_token}, follow_redirects=False).status_code == 303
+    assert 'data-status="running"' in bob.get(url).text
+
+
+def test_waiting_game_with_a_bot_and_a_visitor(client: TestClient) -> None:
+    token = page_login(client, "alice")
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "3", "seat1": "bot", "seat2": "open"},
+                    follow_redirects=False)
+    url = r.headers["location"]
+    visitor = TestClient(client.app)
+    table = _seat_table(visitor.get(url).text)
+    assert "Bot 2" in table and "bot-tag" in table and "Log in to join" in table
+    home = visitor.get("/").text
+    assert url in home.split('id="open-games"')[1]  # visitors see the open invitations too
+
+
+def test_log_lines_name_the_seats() -> None:
+    from ludothek.portal.gameview import log_lines, with_names
+
+    names = ["anna", "Bot 2"]
+    assert with_names("Roll: 2 - Player 1 +1, Player 2 +3", names) == "Roll: 2 - anna +1, Bot 2 +3"
+    assert with_names("Spieler 2 baut. Spieler 9 nicht.", names) == "Bot 2 baut. Spieler 9 nicht."
+    log = [
+        {"n": 1, "seat": "chance", "action": "die:3", "text": "Player 1 starts."},
+        {"n": 2, "seat": 0, "action": "build:x", "text": "Player 1 builds X."},
+        {"n": 3, "seat": 1, "action": "pass", "text": "Passes."},
+    ]
+    en = log_lines(log, names, "en")
+    assert [(e["label"], e["text"]) for e in en] == [
+        ("Chance", "anna starts."), (None, "anna builds X."), ("Bot 2", "Passes.")]
+    assert log_lines(log, names, "de")[0]["label"] == "Zufall"
+
+
+def test_game_page_log_uses_names(client: TestClient) -> None:
+    token = page_login(client, "alice")
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "seat1": "bot"},
+                    follow_redirects=False)
+    page = client.get(r.headers["location"]).text
+    log = page.split('id="log"')[1].split("</ol>")[0]
+    assert '<span class="who">Chance:</span>' in log and "Player 1" not in log
+
+
+def test_finished_game_names_the_winner(client: TestClient) -> None:
+    token = page_login(client, "alice")
+    r = client.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "seat1": "bot"},
+                    follow_redirects=False)
+    url = r.headers["location"]
+    headers = {"HX-Request": "true"}
+    for _ in range(400):
+        page = client.get(url).text
+        if 'data-status="finished"' in page:
+            break
+        if 'data-my-turn="yes"' in page:
+            seq = re.search(r'data-seq="(\d+)"', page).group(1)  # type: ignore[union-attr]
+            client.post(f"{url}/act", data={"csrf": token, "action": "hold", "seq": seq}, headers=headers)
+    assert 'data-status="finished"' in page
+    winner = page.split('id="winner"')[1].split("</p>")[0]
+    assert "Winner:" in winner and ("alice" in winner or "Bot " in winner)  # seats are shuffled at the start

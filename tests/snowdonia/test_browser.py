@@ -1,7 +1,7 @@
 """A real browser plays a 2-player Snowdonia game against a bot to the end on the Snowdonia board.
 
-It reuses the portal's browser fixtures (Debian's chromium through Playwright, a live server on a
-free port); screenshots go to ``test-artifacts/``.
+It uses the shared browser fixtures of ``tests.browser_support`` (Debian's chromium through Playwright,
+a live server on a free port); screenshots go to ``test-artifacts/``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.portal import test_browser as portal
+from tests import browser_support as support
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-#: The portal's fixtures, used here under the same names.
-browser = portal.browser
-server = portal.server
 
 #: Placements that move the railway along (so the game ends in fewer rounds), tried in this order.
 PREFERRED = ("place:D", "place:C", "place:E", "place:B", "place:A", "place:F")
@@ -46,14 +42,11 @@ def choose(actions: list[str], rng: random.Random) -> str:
 
 def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
     rng = random.Random(3)
-    page = portal.register(browser, server, "dora", lang="de")
-    page.goto(f"{server}/new?game=snowdonia")
-    page.select_option("select[name=players]", "2")
-    page.select_option("select[name=seat1]", "bot")
-    page.click("#create")
+    page = support.register(browser, server, "dora", lang="de")
+    support.new_game(page, server, "snowdonia", ["bot"])
     page.wait_for_selector("#game[data-status=running]")
     page.wait_for_selector(".sd #sd-route")
-    portal.shot(page, "snowdonia-start")
+    support.shot(page, "snowdonia-start")
     assert "Llanberis" in page.inner_text("#sd-route")
     assert page.locator("#sd-panels .sd-panel").count() == 2
     clicks = 0
@@ -63,22 +56,22 @@ def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
         if page.get_attribute("#game", "data-my-turn") != "yes":
             time.sleep(0.05)
             continue
-        actions = portal.legal_actions(page)
+        actions = support.legal_actions(page)
         if not actions:
             time.sleep(0.05)
             continue
         action = choose(actions, rng)
         if page.locator(f'#board [data-action="{action}"]').count():
             on_board += 1
-        portal.click_action(page, action)
+        support.click_action(page, action)
         clicks += 1
         if clicks == 16:  # the contract list opened at click 15 stays open across the re-render
             assert page.eval_on_selector("#sd-panels details", "el => el.open")
         if clicks == 15:
-            portal.shot(page, "snowdonia-midgame")
+            support.shot(page, "snowdonia-midgame")
             page.click("#sd-panels details summary")  # the contracts of the first panel
-            portal.shot(page, "snowdonia-contracts-open")
+            support.shot(page, "snowdonia-contracts-open")
     page.wait_for_selector("#result")
-    portal.shot(page, "snowdonia-end")
+    support.shot(page, "snowdonia-end")
     assert clicks > 10 and on_board > 10
     assert "Ergebnis" in page.inner_text("#result")

@@ -1,39 +1,72 @@
 /* Ludothek game page: one click on a [data-action] element = one engine action; live updates by WebSocket.
- * Boards may call window.ludothek.send(action) for multi-step UI and listen to the 'ludothek:board' event. */
+ * Boards may call window.ludothek.send(action) for multi-step UI and listen to the 'ludothek:board' event.
+ *
+ * Clicks are never dropped: a click that arrives while the board is being refreshed or while another
+ * action is on its way waits in a queue and is sent afterwards, against the sequence number of the board
+ * the player clicked on.  If the game moved on in between, the server refuses it as stale with a clear
+ * message (it is never applied to a position the player did not see), and it can never be applied twice.
+ * While a request is in flight the board is marked busy (dimmed, progress cursor, aria-busy). */
 (function () {
   "use strict";
+  document.documentElement.classList.add("js");
   const root = () => document.getElementById("game");
   const csrf = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
-  let busy = false;
-  let pending = false;
+  let busy = false;          // a request that replaces #game is in flight
+  let pending = false;       // a live refresh is wanted after it
+  let inflight = null;       // {action, seq} being sent now
+  const queue = [];          // clicks waiting: {action, seq}
 
   function swapDone() {
     document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: root() } }));
+  }
+
+  function setBusy(on) {
+    busy = on;
+    const g = root();
+    if (!g) return;
+    g.classList.toggle("sending", on);
+    if (on) g.setAttribute("aria-busy", "true"); else g.removeAttribute("aria-busy");
+  }
+
+  /* After a request: first the clicks that waited, then a refresh a live update asked for. */
+  function next() {
+    setBusy(false);
+    inflight = null;
+    if (queue.length) { const item = queue.shift(); post(item.action, item.seq); return; }
+    if (pending) { pending = false; refresh(); }
   }
 
   function refresh() {
     const g = root();
     if (!g || !window.htmx) return;
     if (busy) { pending = true; return; }
-    busy = true;
-    htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" }).finally(() => {
-      busy = false;
-      if (pending) { pending = false; refresh(); }
-    });
+    setBusy(true);
+    htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" }).finally(next);
   }
 
-  function send(action) {
+  function post(action, seq) {
     const g = root();
-    if (!g || busy || !window.htmx) return Promise.resolve();
-    busy = true;
-    g.classList.add("sending");
+    if (!g || !window.htmx) return Promise.resolve();
+    setBusy(true);
+    inflight = { action: action, seq: seq };
     return htmx.ajax("POST", g.dataset.actUrl, {
       target: "#game", swap: "outerHTML",
-      values: { action: action, seq: g.dataset.seq, csrf: csrf() },
-    }).finally(() => {
-      busy = false;
-      if (pending) { pending = false; refresh(); }
-    });
+      values: { action: action, seq: seq, csrf: csrf() },
+    }).finally(next);
+  }
+
+  /* Submit one engine action, made against the board the player sees now. */
+  function send(action) {
+    const g = root();
+    if (!g || !window.htmx) return Promise.resolve();
+    const seq = g.dataset.seq;
+    if (busy) {
+      // The very same click again (a double click) is already on its way: it must not be sent twice.
+      const same = (x) => x && x.action === action && x.seq === seq;
+      if (!same(inflight) && !queue.some(same)) queue.push({ action: action, seq: seq });
+      return Promise.resolve();
+    }
+    return post(action, seq);
   }
 
   document.addEventListener("click", (ev) => {
@@ -58,7 +91,9 @@
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       const cur = root();
       if (!cur) return;
-      if ((msg.type === "update" || msg.type === "hello") && String(msg.seq) !== cur.dataset.seq) refresh();
+      // Only news makes a refresh: the echo of a move this page already shows (or an older one) does not.
+      const newer = Number(msg.seq) > Number(cur.dataset.seq);
+      if ((msg.type === "update" || msg.type === "hello") && newer) refresh();
       else if (msg.type === "update" && msg.status !== cur.dataset.status) refresh();
     };
     socket.onclose = () => {
@@ -68,16 +103,58 @@
     };
   }
 
-  /* New game form: show only the seats the chosen number of players has. */
+  /* New game form: only the seats 2..N of the chosen number of players N are shown and submitted
+   * (hidden rows are disabled, so the browser leaves them out); the name field only for an invitation. */
   function seatRows() {
     const players = document.getElementById("players");
     if (!players) return;
     document.querySelectorAll(".seat-row").forEach((row) => {
-      row.hidden = Number(row.dataset.seat) >= Number(players.value);
+      const off = Number(row.dataset.seat) >= Number(players.value);
+      row.hidden = off;
+      const kind = row.querySelector("select");
+      const name = row.querySelector("input");
+      if (kind) { kind.disabled = off; row.dataset.kind = kind.value; }
+      if (name) { name.disabled = off || !kind || kind.value !== "invite"; name.required = !name.disabled; }
     });
   }
-  document.addEventListener("change", (ev) => { if (ev.target.id === "players") seatRows(); });
+  document.addEventListener("change", (ev) => {
+    if (ev.target.id === "players" || (ev.target.closest && ev.target.closest(".seat-row"))) seatRows();
+  });
   document.addEventListener("DOMContentLoaded", seatRows);
+
+  /* Never fail silently: a click that could not be sent, or a server error, is said on the board. */
+  function showError(key) {
+    const g = root();
+    const status = document.getElementById("live-status");
+    const text = status && status.dataset[key];
+    if (!g || !text) return;
+    let flash = document.getElementById("move-error");
+    if (!flash) {
+      flash = document.createElement("p");
+      flash.id = "move-error";
+      flash.className = "flash error";
+      flash.setAttribute("role", "alert");
+      const head = g.querySelector(".game-head");
+      if (head) head.after(flash); else g.prepend(flash);
+    }
+    flash.textContent = text;
+  }
+  document.addEventListener("htmx:sendError", () => showError("errNetwork"));
+  document.addEventListener("htmx:beforeSwap", (ev) => {
+    const xhr = ev.detail.xhr;
+    if (xhr && xhr.status >= 500 && !(xhr.responseText || "").includes('id="game"')) {
+      ev.detail.shouldSwap = false;  // keep the board instead of replacing it with an error text
+      showError("errServer");
+      setTimeout(refresh, 1500);
+    }
+  });
+
+  /* A game still waiting for players: the store announces only its start, so look at the seats now and
+   * then to show who joined or left meanwhile. */
+  setInterval(() => {
+    const g = root();
+    if (g && g.dataset.status === "open" && !busy && document.visibilityState === "visible") refresh();
+  }, 5000);
 
   document.addEventListener("htmx:afterSwap", swapDone);
   document.addEventListener("DOMContentLoaded", () => { connect(); swapDone(); });
