@@ -369,11 +369,12 @@ async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_game
     stop = asyncio.Event()
     rng = random.Random(1)
     tables: list[asyncio.Task[None]] = []
-    for i in range(two_seat_games + bot_games):
-        started = asyncio.Event()
+    started = [asyncio.Event() for _ in range(two_seat_games + bot_games)]
+    # All tables open at once: opening them one by one gets slower with every table already playing.
+    for i, event in enumerate(started):
         tables.append(asyncio.create_task(
-            _table(seat_base, a, b, i >= two_seat_games, stats, rng, stop, think, started)))
-        await asyncio.wait_for(started.wait(), timeout=30)
+            _table(seat_base, a, b, i >= two_seat_games, stats, rng, stop, think, event)))
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), timeout=120)
     await asyncio.sleep(2.0)  # warm up
     cpu_before = [_cpu_seconds(pid) for pid in pids]
     client_before = _cpu_seconds()

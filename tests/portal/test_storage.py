@@ -14,6 +14,7 @@ from ludothek.devtools.services import POSTGRES, port_open
 from ludothek.portal.gameview import engine_log_equivalent
 from ludothek.storage import (
     Conflict,
+    IllegalMove,
     StaleMove,
     Store,
     head_revision,
@@ -127,6 +128,32 @@ def test_concurrent_submissions_exactly_one_wins(empty_db: str) -> None:
             1 for a in eng.replay(rec).history() if a.action == "roll"
         )
     for s in stores:
+        s.engine.dispose()
+
+
+def test_cached_move_checked_against_the_database(empty_db: str) -> None:
+    """A move against the cached position is stored without reading the game first (the fast path):
+    when another server moved meanwhile, the optimistic write refuses it and the stale cache is dropped."""
+    mine = new_store(empty_db)
+    gid = _two_player_game(mine)
+    other = new_store(empty_db)
+    info = mine.game(gid)
+    with mine.state(gid):  # warm cache at info.seq
+        pass
+    with pytest.raises(IllegalMove):  # refused before anything changes, cache intact
+        mine.submit(gid, info.to_move, "no such action", info.seq)
+    with mine.state(gid) as (_, tracked):
+        assert tracked is not None and tracked.state.move_number() == info.seq
+    other.submit(gid, info.to_move, "roll", info.seq)  # the other server moves first
+    with pytest.raises(StaleMove):
+        mine.submit(gid, info.to_move, "roll", info.seq)
+    now = other.game(gid)
+    assert mine.game(gid).seq == now.seq
+    with mine.state(gid) as (_, tracked):  # replayed from the database, not the refused move
+        assert tracked is not None and tracked.state.move_number() == now.seq
+        assert [e.action for e in tracked.state.history()] == [a["action"] for a in other.record(gid)["actions"]]
+    assert len(other.record(gid)["actions"]) == now.seq
+    for s in (mine, other):
         s.engine.dispose()
 
 
