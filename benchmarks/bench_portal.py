@@ -47,7 +47,6 @@ LATENCY_GAMES = 20
 #: games at the same think time for the latency near the 500 moves/s target (at most ~10 moves/s each)
 STEADY_GAMES = 50
 THINK = 0.1
-PG_URLS = ("postgresql+psycopg://postgres@127.0.0.1:5432/test", "postgresql+psycopg://root@127.0.0.1:5432/test")
 
 
 def _free_port() -> int:
@@ -492,29 +491,13 @@ def _bench_two_servers(kind: str, db_url: str) -> list[Row]:
 
 
 def _postgres_url() -> str | None:
-    from ludothek.devtools.services import POSTGRES, port_open
+    """The local test database, emptied so the benchmark starts from a fresh migration."""
+    from ludothek.devtools.postgres import postgres_url, reset_database
 
-    if not port_open(POSTGRES):
-        return None
-    from sqlalchemy import text
-
-    from ludothek.storage import make_engine
-
-    for url in PG_URLS:
-        engine = make_engine(url)
-        try:
-            with engine.begin() as conn:
-                conn.execute(text("SELECT 1"))
-            # a clean slate: the benchmark's tables only
-            with engine.begin() as conn:
-                for table in ("actions", "seats", "games", "api_tokens", "users", "meta", "alembic_version"):
-                    conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE"))
-            return url
-        except Exception:
-            continue
-        finally:
-            engine.dispose()
-    return None
+    url = postgres_url()
+    if url is not None:
+        reset_database(url)
+    return url
 
 
 def run() -> list[Row]:

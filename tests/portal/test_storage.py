@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect
 
 from ludothek import engine as eng
-from ludothek.devtools.services import POSTGRES, port_open
+from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal.gameview import engine_log_equivalent
 from ludothek.storage import (
     Conflict,
@@ -25,31 +25,6 @@ from ludothek.storage import (
 from tests.conftest import needs
 from tests.portal.conftest import FAST_HASHER
 
-PG_URLS = [f"postgresql+psycopg://{user}@{POSTGRES[0]}:{POSTGRES[1]}/test" for user in ("postgres", "root")]
-
-
-def _postgres_url() -> str | None:
-    if not port_open(POSTGRES):
-        return None
-    for url in PG_URLS:
-        engine = make_engine(url)
-        try:
-            with engine.connect():
-                return url
-        except Exception:
-            continue
-        finally:
-            engine.dispose()
-    return None
-
-
-def _reset_postgres(url: str) -> None:
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        for table in ("actions", "seats", "games", "api_tokens", "users", "meta", "alembic_version"):
-            conn.execute(text(f"DROP TABLE IF EXISTS {table} CASCADE"))
-    engine.dispose()
-
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def empty_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
@@ -57,12 +32,12 @@ def empty_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
         return
-    url = _postgres_url()
-    needs(None if url else f"PostgreSQL is not reachable on {POSTGRES[0]}:{POSTGRES[1]} (database 'test')")
+    url = postgres_url()
+    needs(None if url else UNREACHABLE)
     assert url is not None
-    _reset_postgres(url)
+    reset_database(url)
     yield url
-    _reset_postgres(url)
+    reset_database(url)
 
 
 def new_store(url: str) -> Store:
