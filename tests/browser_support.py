@@ -13,6 +13,7 @@ reason (and fail in CI, where ``LUDOTHEK_REQUIRE_SERVICES=1``; see ``tests.conft
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,21 @@ def seq_of(page: Any) -> int:
 
 def legal_actions(page: Any) -> list[str]:
     return list(page.eval_on_selector_all("#legal [data-action]", "els => els.map(e => e.dataset.action)"))
+
+
+def my_turns(page: Any, seconds: float) -> Iterator[list[str]]:
+    """Yield my legal actions whenever it is my turn, until the game is finished or ``seconds`` pass.
+
+    The caller plays one action per turn; the loop itself waits while others (bots) move.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
+        if page.get_attribute("#game", "data-my-turn") == "yes":
+            actions = legal_actions(page)
+            if actions:
+                yield actions
+                continue
+        time.sleep(0.05)
 
 
 def wait_past(page: Any, before: int) -> None:

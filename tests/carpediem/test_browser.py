@@ -6,12 +6,11 @@ shared browser fixtures of ``tests.browser_support``; screenshots go to ``test-a
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import pytest
 
-from tests.browser_support import click, click_action, legal_actions, new_game, register, shot
+from tests.browser_support import click, click_action, my_turns, new_game, register, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -47,16 +46,9 @@ def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
     page.wait_for_selector("#game[data-status=running]")
     assert page.is_visible("#cd-provisional")
     shot(page, "carpediem-start")
-    clicks = builds = 0
-    deadline = time.monotonic() + 400
-    while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
-        if page.get_attribute("#game", "data-my-turn") != "yes":
-            time.sleep(0.05)
-            continue
-        actions = legal_actions(page)
-        if not actions:
-            time.sleep(0.05)
-            continue
+    builds = 0
+    clicks = 0
+    for clicks, actions in enumerate(my_turns(page, 400), start=1):
         action = choose(actions, rng)
         if action.startswith("build:"):
             legal_cells = set(page.eval_on_selector_all(
@@ -69,7 +61,6 @@ def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
             builds += 1
         else:
             click_action(page, action)
-        clicks += 1
         if clicks == 60:
             shot(page, "carpediem-midgame")
     page.wait_for_selector("#result")

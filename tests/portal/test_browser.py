@@ -17,7 +17,7 @@ import pytest
 from ludothek import engine as eng
 from ludothek.portal.i18n import TEXTS
 from tests import browser_support
-from tests.browser_support import click_action, legal_actions, new_game, register, seq_of, shot
+from tests.browser_support import click_action, legal_actions, my_turns, new_game, register, seq_of, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -125,15 +125,7 @@ def test_play_roll_through_the_ages_against_a_bot(browser: Any, server: str) -> 
     shot(page, "rolltheages-start")
     clicks = used_dice = 0
     choose_shot = False
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
-        if page.get_attribute("#game", "data-my-turn") != "yes":
-            time.sleep(0.05)
-            continue
-        actions = legal_actions(page)
-        if not actions:
-            time.sleep(0.05)
-            continue
+    for actions in my_turns(page, 240):
         before = seq_of(page)
         if page.locator("#rt-choose").count() and page.locator("#rt-dice .rt-die[data-face='X']").count():
             # the Yucata detail: click a two-way die to switch it between food and workers, then confirm

@@ -7,7 +7,6 @@ a live server on a free port); screenshots go to ``test-artifacts/``.
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import pytest
@@ -51,15 +50,7 @@ def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
     assert page.locator("#sd-panels .sd-panel").count() == 2
     clicks = 0
     on_board = 0
-    deadline = time.monotonic() + 400
-    while time.monotonic() < deadline and page.get_attribute("#game", "data-status") != "finished":
-        if page.get_attribute("#game", "data-my-turn") != "yes":
-            time.sleep(0.05)
-            continue
-        actions = support.legal_actions(page)
-        if not actions:
-            time.sleep(0.05)
-            continue
+    for actions in support.my_turns(page, 400):
         action = choose(actions, rng)
         if page.locator(f'#board [data-action="{action}"]').count():
             on_board += 1
