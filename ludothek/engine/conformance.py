@@ -57,6 +57,15 @@ def random_action(state: State, rng: random.Random) -> str:
     return rng.choice(state.legal_actions())
 
 
+def random_steps(state: State, rng: random.Random, steps: int) -> State:
+    """Apply up to ``steps`` random legal actions to ``state`` (in place), stopping at the end; return it."""
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state.apply_action(random_action(state, rng))
+    return state
+
+
 def random_playout(state: State, rng: random.Random, max_actions: int = 100_000) -> State:
     """Play ``state`` to the end with random legal actions (in place); return it."""
     for _ in range(max_actions):

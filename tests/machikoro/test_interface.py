@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from ludothek.engine import CHANCE, IllegalAction, load, sample_chance
+from ludothek.engine import IllegalAction, load
+from ludothek.engine.conformance import random_steps
 from ludothek.games.machikoro.rules import MachiKoroState
 from ludothek.games.machikoro.text import render
 
@@ -18,13 +19,7 @@ def _midgame(players: int = 3, seed: int = 5, steps: int = 150, **options: str) 
     state = load("machikoro").new_state(players, options)
     assert isinstance(state, MachiKoroState)
     rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    random_steps(state, rng, steps)
     return state
 
 

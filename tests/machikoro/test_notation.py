@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from ludothek.engine import CHANCE, IllegalAction, load, sample_chance
+from ludothek.engine import IllegalAction, load
+from ludothek.engine.conformance import random_action
 from ludothek.games.machikoro import notation as N
 from ludothek.games.machikoro.cards import ESTABLISHMENTS, LANDMARKS
 
@@ -33,10 +34,7 @@ def test_every_action_follows_the_documented_grammar(seed: int) -> None:
             assert match, action
             if match.group(1):
                 assert int(match.group(1)) <= int(match.group(2))  # smaller die first
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-        else:
-            state.apply_action(rng.choice(legal))
+        state.apply_action(random_action(state, rng))
 
 
 def test_action_tables() -> None:

@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ludothek.engine import CHANCE, load, record, replay, sample_chance
+from ludothek.engine import load, record, replay
+from ludothek.engine.conformance import random_action, random_steps
 from ludothek.games.machikoro.cards import ESTABLISHMENTS, LANDMARKS, PURPLE_REMOVED, START_CARDS
 from ludothek.games.machikoro.rules import MachiKoroState
 
@@ -70,10 +71,7 @@ def test_random_play_ends_and_keeps_invariants(seed: int, players: int, options:
         if state.is_terminal():
             break
         _check_invariants(state)
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+        state.apply_action(random_action(state, rng))
     assert state.is_terminal()
     _check_invariants(state)
     ranks = sorted(r.rank for r in state.result())
@@ -95,13 +93,7 @@ def test_views_are_the_same_for_every_seat_but_the_seat_fields(
     """Machi Koro has no secrets: every seat and a spectator see the same position."""
     rng = random.Random(seed)
     state = GAME.new_state(players, options)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    random_steps(state, rng, steps)
     views = [state.view(s) for s in [*range(players), None]]
     for v in views:
         json.dumps(v)
@@ -118,13 +110,7 @@ def test_views_are_the_same_for_every_seat_but_the_seat_fields(
 def test_clone_plays_the_same_as_a_replay(seed: int, players: int, steps: int) -> None:
     rng = random.Random(seed)
     state = GAME.new_state(players)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    random_steps(state, rng, steps)
     twin = state.clone()
     assert twin.snapshot() == state.snapshot() == replay(record(state)).snapshot()
     assert twin.history() == state.history()
