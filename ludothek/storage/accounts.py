@@ -1,0 +1,183 @@
+"""Accounts: registration, guests, logins and API tokens."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ludothek import engine as eng
+
+from .base import StoreBase
+from .errors import (
+    BadRequest,
+    Conflict,
+    NotFound,
+    Unauthorized,
+)
+from .info import UserInfo, aware, token_hash
+from .models import ApiToken, SeatRow, User, utcnow
+
+NAME_RE = re.compile(r"^[A-Za-z0-9ÄÖÜäöüß_.\-]{3,20}$")
+MIN_PASSWORD = 8
+GUEST_LIFETIME = timedelta(hours=24)
+
+
+class AccountStore(StoreBase):
+    """Users, guests, passwords and API tokens."""
+
+    # ------------------------------------------------------------------ accounts
+    @staticmethod
+    def _user_info(u: Any) -> UserInfo:
+        return UserInfo(u.id, u.name, bool(u.is_guest), u.lang, aware(u.guest_expires_at))
+
+    def _check_name(self, name: str) -> str:
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise BadRequest(
+                "a user name has 3 to 20 letters, digits, '.', '_' or '-'", code_key="bad_name"
+            )
+        return name
+
+    def _check_password(self, password: str) -> None:
+        if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+            raise BadRequest(f"a password has at least {MIN_PASSWORD} characters", code_key="bad_password")
+
+    def register(self, name: str, password: str, lang: str = "en") -> UserInfo:
+        self._check_name(name)
+        self._check_password(password)
+        lang = lang if lang in eng.LANGS else "en"
+        pw_hash = self.hasher.hash(password)
+        try:
+            with self.engine.begin() as conn:
+                uid = conn.execute(
+                    insert(User).values(
+                        name=name, name_key=name.lower(), password_hash=pw_hash, is_guest=False,
+                        lang=lang, created_at=utcnow(),
+                    ).returning(User.id)
+                ).scalar_one()
+        except IntegrityError:
+            raise Conflict(f"the name {name!r} is taken", code_key="name_taken") from None
+        return UserInfo(uid, name, False, lang)
+
+    def create_guest(self, lang: str = "en") -> UserInfo:
+        """A guest account that lives 24 hours unless it is turned into a real one."""
+        lang = lang if lang in eng.LANGS else "en"
+        expires = utcnow() + GUEST_LIFETIME
+        for _ in range(20):
+            name = f"guest-{secrets.randbelow(10**6):06d}"
+            try:
+                with self.engine.begin() as conn:
+                    uid = conn.execute(
+                        insert(User).values(
+                            name=name, name_key=name, password_hash=None, is_guest=True,
+                            guest_expires_at=expires, lang=lang, created_at=utcnow(),
+                        ).returning(User.id)
+                    ).scalar_one()
+                return UserInfo(uid, name, True, lang, expires)
+            except IntegrityError:
+                continue
+        raise Conflict("could not find a free guest name; try again")  # pragma: no cover
+
+    def convert_guest(self, user_id: int, name: str, password: str) -> UserInfo:
+        """Turn a guest into a real account, keeping its games."""
+        self._check_name(name)
+        self._check_password(password)
+        user = self.user(user_id)
+        if user is None:
+            raise NotFound("no such user")
+        if not user.is_guest:
+            raise Conflict("this account is not a guest account")
+        pw_hash = self.hasher.hash(password)
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(
+                    update(User).where(User.id == user_id).values(
+                        name=name, name_key=name.lower(), password_hash=pw_hash, is_guest=False,
+                        guest_expires_at=None,
+                    )
+                )
+        except IntegrityError:
+            raise Conflict(f"the name {name!r} is taken", code_key="name_taken") from None
+        self._forget_user(user_id)
+        return UserInfo(user_id, name, False, user.lang)
+
+    def authenticate(self, name: str, password: str) -> UserInfo:
+        """The user with this name and password; `Unauthorized` otherwise (same message either way)."""
+        with self.engine.begin() as conn:
+            row = conn.execute(select(User).where(User.name_key == str(name).lower())).first()
+        refusal = Unauthorized("wrong user name or password", code_key="bad_login")
+        if row is None or row.password_hash is None:
+            # Hash anyway so that timing does not reveal whether the name exists.
+            self.hasher.hash("not a password")
+            raise refusal
+        try:
+            self.hasher.verify(row.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            raise refusal from None
+        return self._user_info(row)
+
+    def user(self, user_id: int) -> UserInfo | None:
+        """The user, or ``None`` if unknown or an expired guest (remembered for a few seconds)."""
+        user = self._cached_user(("id", user_id), lambda: self._load_user(user_id))
+        if user is not None and user.is_guest and user.guest_expires_at is not None and user.guest_expires_at < utcnow():
+            return None
+        return user
+
+    def _load_user(self, user_id: int) -> UserInfo | None:
+        with self.engine.begin() as conn:
+            row = conn.execute(select(User).where(User.id == user_id)).first()
+        if row is None:
+            return None
+        info = self._user_info(row)
+        if info.is_guest and info.guest_expires_at is not None and info.guest_expires_at < utcnow():
+            return None
+        return info
+
+    def user_by_name(self, name: str) -> UserInfo | None:
+        with self.engine.begin() as conn:
+            row = conn.execute(select(User).where(User.name_key == str(name).lower())).first()
+        return None if row is None else self._user_info(row)
+
+    def set_lang(self, user_id: int, lang: str) -> None:
+        if lang not in eng.LANGS:
+            raise BadRequest(f"language must be one of {', '.join(eng.LANGS)}")
+        with self.engine.begin() as conn:
+            conn.execute(update(User).where(User.id == user_id).values(lang=lang))
+        self._forget_user(user_id)
+
+    def create_token(self, user_id: int, label: str = "") -> str:
+        """A new API token; only its hash is stored, so it is shown once."""
+        token = "ldk_" + secrets.token_urlsafe(32)
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(ApiToken).values(
+                    user_id=user_id, token_hash=token_hash(token), label=str(label)[:80], created_at=utcnow()
+                )
+            )
+        return token
+
+    def user_by_token(self, token: str) -> UserInfo | None:
+        digest = token_hash(token)
+
+        def load() -> UserInfo | None:
+            with self.engine.begin() as conn:
+                uid = conn.execute(select(ApiToken.user_id).where(ApiToken.token_hash == digest)).scalar()
+            return None if uid is None else self.user(uid)
+
+        return self._cached_user(("token", digest), load)
+
+    def purge_expired_guests(self) -> int:
+        """Delete expired guests that never joined a game; their names become free again."""
+        with self.engine.begin() as conn:
+            in_games = select(SeatRow.user_id).where(SeatRow.user_id.is_not(None))
+            res = conn.execute(
+                delete(User).where(
+                    User.is_guest.is_(True), User.guest_expires_at < utcnow(), User.id.not_in(in_games)
+                )
+            )
+            return res.rowcount or 0

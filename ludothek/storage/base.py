@@ -1,0 +1,230 @@
+"""The store's shared machinery: engine, caches, locks, listeners and reading a game."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from argon2 import PasswordHasher
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ludothek.engine import CHANCE, TERMINAL, State, sample_chance
+
+from .errors import (
+    NotFound,
+)
+from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware
+from .models import GameRow, Meta, SeatRow, User, utcnow
+from .tracked import Tracked
+
+#: Chance outcomes come from the operating system's CSPRNG: no client can predict or steer them.
+CHANCE_RNG = secrets.SystemRandom()
+
+
+class StoreBase:
+    """The shared machinery of the store: connections, caches, per-game locks, listeners,
+    and reading a game.  The concerns built on it live in their own modules
+    (`accounts`, `lobby`, `play`) and are combined into `Store`."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        cache_size: int = 4096,
+        hasher: PasswordHasher | None = None,
+    ) -> None:
+        self.engine = engine
+        self.hasher = hasher or PasswordHasher()
+        self._cache: OrderedDict[int, Tracked] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+        self._game_locks: dict[int, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        self._info_cache: dict[int, GameInfo] = {}
+        mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._live_sql = f"SELECT seq, status, to_move, turn_since FROM games WHERE id = {mark}"
+        #: The optimistic write of a move: it succeeds only against the sequence number it was made on.
+        self._move_sql = (
+            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark} WHERE id = {mark} AND seq = {mark}"
+        )
+        self._insert_actions_sql = (
+            f"INSERT INTO actions (game_id, seq, seat, action, created_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark})"
+        )
+        self._finish_sql = f"UPDATE games SET status = {mark}, finished_at = {mark}, result_json = {mark} WHERE id = {mark}"
+        dbapi = engine.dialect.dbapi
+        #: What the driver raises when the unique (game_id, seq) index refuses a second writer.
+        self._integrity_errors: tuple[type[BaseException], ...] = (
+            (IntegrityError, dbapi.IntegrityError) if dbapi is not None else (IntegrityError,)
+        )
+        self.listeners: list[Callable[[GameEvent], None]] = []
+        #: Who is behind a token or session, remembered briefly: every API request asks.
+        self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
+        self.user_cache_seconds = 30.0
+
+    def _cached_user(self, key: tuple[str, object], load: Callable[[], UserInfo | None]) -> UserInfo | None:
+        now = time.monotonic()
+        hit = self._user_cache.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        user = load()
+        if len(self._user_cache) > 50_000:
+            self._user_cache.clear()
+        self._user_cache[key] = (now + self.user_cache_seconds, user)
+        return user
+
+    def _forget_user(self, user_id: int) -> None:
+        for key, (_, user) in list(self._user_cache.items()):
+            if key == ("id", user_id) or (user is not None and user.id == user_id):
+                self._user_cache.pop(key, None)
+
+    # ------------------------------------------------------------------ helpers
+    def _lock(self, game_id: int) -> threading.Lock:
+        with self._locks_lock:
+            lock = self._game_locks.get(game_id)
+            if lock is None:
+                lock = self._game_locks[game_id] = threading.Lock()
+            return lock
+
+    def _notify(self, event: GameEvent) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+    def meta(self, key: str, default: Callable[[], str]) -> str:
+        """A persistent setting; created with ``default()`` the first time (race-safe)."""
+        with self.engine.begin() as conn:
+            value = conn.execute(select(Meta.value).where(Meta.key == key)).scalar()
+        if value is not None:
+            return value
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(Meta).values(key=key, value=default()))
+        except IntegrityError:
+            pass
+        with self.engine.begin() as conn:
+            return conn.execute(select(Meta.value).where(Meta.key == key)).scalar_one()
+
+    # ------------------------------------------------------------------ reading games
+    def game(self, game_id: int) -> GameInfo:
+        """The game's setup and summary; `NotFound` if there is none.
+
+        Always read from the database (another server may have moved), but for
+        a running game whose setup and seats are known only the few columns
+        that change are read, with a plain SQL statement: this is the hottest
+        query of the portal.
+        """
+        cached = self._info_cache.get(game_id)
+        if cached is not None:
+            raw = self.engine.raw_connection()  # plain DB-API: no statement or result objects to build
+            try:
+                cur = raw.cursor()
+                cur.execute(self._live_sql, (game_id,))
+                row = cur.fetchone()
+                cur.close()
+            finally:
+                raw.close()
+            if row is not None and row[1] == "running":
+                turn_since = row[3]
+                if isinstance(turn_since, str):  # SQLite hands the raw text to plain SQL
+                    turn_since = datetime.fromisoformat(turn_since)
+                return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=aware(turn_since))
+        return self._game_full(game_id)
+
+    def _game_full(self, game_id: int) -> GameInfo:
+        with self.engine.begin() as conn:
+            row = conn.execute(select(GameRow).where(GameRow.id == game_id)).first()
+            if row is None:
+                raise NotFound(f"there is no game {game_id}", code_key="no_game")
+            cached = self._info_cache.get(game_id)
+            if cached is not None and row.status == "running":
+                seats = cached.seats
+            else:
+                seat_rows = conn.execute(
+                    select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, User.name)
+                    .outerjoin(User, User.id == SeatRow.user_id)
+                    .where(SeatRow.game_id == game_id)
+                    .order_by(SeatRow.seat)
+                ).all()
+                seats = tuple(
+                    SeatInfo(r.seat, r.kind, r.user_id, r.name if r.kind != "bot" else f"Bot {r.seat + 1}", r.bot)
+                    for r in seat_rows
+                )
+        info = self._info_from_row(row, seats)
+        if row.status == "running":
+            # Seats no longer change once a game runs: remember them.
+            self._info_cache[game_id] = info
+        return info
+
+    @staticmethod
+    def _info_from_row(row: Any, seats: tuple[SeatInfo, ...]) -> GameInfo:
+        return GameInfo(
+            id=row.id, game=row.game, num_players=row.num_players, options=json.loads(row.options_json),
+            status=row.status, creator_id=row.creator_id, seq=row.seq, to_move=row.to_move,
+            created_at=aware(row.created_at) or utcnow(), turn_since=aware(row.turn_since),
+            result=json.loads(row.result_json) if row.result_json else None, seats=seats,
+        )
+
+    def _games(self, where: Any, order: Any = None, limit: int = 200) -> list[GameInfo]:
+        query = select(GameRow.id).where(where).limit(limit)
+        if order is not None:
+            query = query.order_by(*order)
+        with self.engine.begin() as conn:
+            ids = list(conn.execute(query).scalars())
+        return [self.game(gid) for gid in ids]
+
+
+    # ------------------------------------------------------------------ states and records
+    def _cache_put(self, game_id: int, tracked: Tracked) -> None:
+        with self._cache_lock:
+            self._cache[game_id] = tracked
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def _cache_drop(self, game_id: int) -> None:
+        with self._cache_lock:
+            self._cache.pop(game_id, None)
+
+
+    @staticmethod
+    def _resolve_chance(tracked: Tracked) -> list[tuple[int, str]]:
+        """Apply chance outcomes drawn from the CSPRNG until a seat (or the end) is to move."""
+        out: list[tuple[int, str]] = []
+        while tracked.state.current_player() == CHANCE:
+            action = sample_chance(tracked.state, CHANCE_RNG)
+            tracked.apply(CHANCE, action)
+            out.append((CHANCE, action))
+        return out
+
+    def _db_time(self, dt: datetime) -> Any:
+        """A timestamp as plain SQL must pass it: SQLite keeps SQLAlchemy's naive UTC text form."""
+        if self._sqlite:
+            return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        return dt
+
+    def _insert_actions(self, conn: Any, game_id: int, start: int, actions: Sequence[tuple[int, str]],
+                        now: datetime) -> None:
+        # Plain SQL: building SQLAlchemy statements per move costs more than running them.
+        if actions:
+            when = self._db_time(now)
+            conn.exec_driver_sql(
+                self._insert_actions_sql,
+                [(game_id, start + i, seat, action, when) for i, (seat, action) in enumerate(actions)],
+            )
+
+    @staticmethod
+    def _finish_if_over(conn: Any, game_id: int, state: State, now: datetime) -> None:
+        if state.current_player() == TERMINAL:
+            conn.execute(
+                update(GameRow).where(GameRow.id == game_id).values(
+                    status="finished", finished_at=now, result_json=json.dumps(state.result_json())
+                )
+            )

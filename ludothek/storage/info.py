@@ -1,0 +1,81 @@
+"""What the store hands out: plain, immutable descriptions of users, seats, games and events."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+
+def aware(dt: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything here is UTC."""
+    if dt is None or dt.tzinfo is not None:
+        return dt
+    return dt.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    id: int
+    name: str
+    is_guest: bool
+    lang: str
+    guest_expires_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int
+    kind: str  # open / invited / player / bot
+    user_id: int | None
+    name: str | None  # user name, or the bot's name
+    bot: str | None = None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's setup and summary, as stored (no hidden information in here)."""
+
+    id: int
+    game: str
+    num_players: int
+    options: dict[str, str]
+    status: str
+    creator_id: int | None
+    seq: int
+    to_move: int
+    created_at: datetime
+    turn_since: datetime | None
+    result: list[dict[str, Any]] | None
+    seats: tuple[SeatInfo, ...] = field(default_factory=tuple)
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        """The seat ``user_id`` plays in this game (``None``: not a player)."""
+        if user_id is None:
+            return None
+        for s in self.seats:
+            if s.kind == "player" and s.user_id == user_id:
+                return s.seat
+        return None
+
+    def is_bot_seat(self, seat: int) -> bool:
+        return any(s.seat == seat and s.kind == "bot" for s in self.seats)
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    """What listeners hear after a change: public facts only, never a view."""
+
+    game_id: int
+    seq: int
+    to_move: int
+    status: str
+    #: A bot seat is to move: the bot runner should play.
+    bot_to_move: bool = False
+
+
+def token_hash(token: str) -> str:
+    """API tokens are stored only as their SHA-256 digest."""
+    return hashlib.sha256(token.encode()).hexdigest()
+

@@ -1,0 +1,249 @@
+"""The lobby: creating games, joining, leaving, cancelling, starting, and listing games."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, or_, select, update
+
+from ludothek import engine as eng
+from ludothek.bots import make_bot
+from ludothek.engine import InvalidOptions
+
+from .accounts import AccountStore
+from .base import CHANCE_RNG
+from .errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+)
+from .info import GameEvent, GameInfo, UserInfo
+from .models import GameRow, SeatRow, utcnow
+from .tracked import Tracked
+
+SEAT_KINDS = ("me", "open", "invite", "bot")
+
+
+class LobbyStore(AccountStore):
+    """Games before they start, and the lists players find them in."""
+
+
+    # ------------------------------------------------------------------ lobby
+    def create_game(
+        self,
+        creator: UserInfo,
+        game_id: str,
+        num_players: int,
+        options: dict[str, Any] | None,
+        seats: Sequence[dict[str, Any]] | None = None,
+    ) -> int:
+        """Create a game; ``seats`` lists ``{"kind": "me"|"open"|"invite"|"bot", "user": name}``.
+
+        Without ``seats``: the creator plus open invitations.  The game starts
+        at once when no seat is left to fill (e.g. against bots only).
+        """
+        try:
+            game = eng.load(game_id)
+        except KeyError:
+            raise NotFound(f"unknown game {game_id!r}; known games: {', '.join(eng.games())}") from None
+        try:
+            opts = game.validate_options(num_players, options or {})
+        except InvalidOptions as exc:
+            raise BadRequest(str(exc)) from None
+        spec = list(seats) if seats is not None else [{"kind": "me"}] + [{"kind": "open"}] * (num_players - 1)
+        if len(spec) != num_players:
+            raise BadRequest(f"give exactly {num_players} seats, not {len(spec)}")
+        rows: list[dict[str, Any]] = []
+        me_count = 0
+        invited: set[int] = set()
+        for i, s in enumerate(spec):
+            kind = s.get("kind") if isinstance(s, dict) else None
+            if kind not in SEAT_KINDS:
+                raise BadRequest(f"seat {i + 1}: kind must be one of {', '.join(SEAT_KINDS)}")
+            if kind == "me":
+                me_count += 1
+                rows.append({"seat": i, "kind": "player", "user_id": creator.id, "bot": None})
+            elif kind == "open":
+                rows.append({"seat": i, "kind": "open", "user_id": None, "bot": None})
+            elif kind == "bot":
+                bot = str(s.get("bot") or "random")
+                try:
+                    make_bot(bot)
+                except KeyError as exc:
+                    raise BadRequest(str(exc.args[0])) from None
+                rows.append({"seat": i, "kind": "bot", "user_id": None, "bot": bot})
+            else:
+                other = self.user_by_name(str(s.get("user") or ""))
+                if other is None:
+                    raise NotFound(f"seat {i + 1}: no user called {s.get('user')!r}", code_key="no_user")
+                if other.id == creator.id or other.id in invited:
+                    raise BadRequest(f"seat {i + 1}: {other.name} already has a seat")
+                invited.add(other.id)
+                rows.append({"seat": i, "kind": "invited", "user_id": other.id, "bot": None})
+        if me_count != 1:
+            raise BadRequest("the creator takes exactly one seat ('me')")
+        with self.engine.begin() as conn:
+            gid = conn.execute(
+                insert(GameRow).values(
+                    game=game.id, rules_version=game.rules_version, num_players=num_players,
+                    options_json=json.dumps(opts, sort_keys=True), status="open", creator_id=creator.id,
+                    created_at=utcnow(), seq=0, to_move=-2, turn_since=None,
+                ).returning(GameRow.id)
+            ).scalar_one()
+            conn.execute(insert(SeatRow), [dict(r, game_id=gid) for r in rows])
+        self._maybe_start(gid)
+        return gid
+
+    def join(self, game_id: int, user: UserInfo) -> GameInfo:
+        """Take an open seat or accept a named invitation; starts the game when it is full."""
+        with self._lock(game_id):
+            info = self.game(game_id)
+            if info.status != "open":
+                raise Conflict("this game has already started or is over", code_key="not_open")
+            if info.seat_of(user.id) is not None:
+                raise Conflict("you already have a seat in this game", code_key="already_seated")
+            mine = [s for s in info.seats if s.kind == "invited" and s.user_id == user.id]
+            free = mine or [s for s in info.seats if s.kind == "open"]
+            if not free:
+                raise Conflict("no seat is free for you in this game", code_key="full")
+            with self.engine.begin() as conn:
+                res = conn.execute(
+                    update(SeatRow)
+                    .where(SeatRow.game_id == game_id, SeatRow.seat == free[0].seat, SeatRow.kind == free[0].kind)
+                    .values(kind="player", user_id=user.id)
+                )
+                if res.rowcount != 1:
+                    raise Conflict("someone else took that seat just now; try again")
+        self._maybe_start(game_id)
+        return self.game(game_id)
+
+    def leave(self, game_id: int, user: UserInfo) -> None:
+        """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
+        with self._lock(game_id):
+            info = self.game(game_id)
+            if info.status != "open":
+                raise Conflict("you can leave only before the game starts", code_key="not_open")
+            if info.creator_id == user.id:
+                raise Conflict("you created this game: cancel it instead", code_key="creator_leaves")
+            seat = next((s for s in info.seats if s.user_id == user.id and s.kind in ("player", "invited")), None)
+            if seat is None:
+                raise Forbidden("you have no seat in this game", code_key="not_seated")
+            with self.engine.begin() as conn:
+                conn.execute(
+                    update(SeatRow)
+                    .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat)
+                    .values(kind="open", user_id=None)
+                )
+
+    def cancel(self, game_id: int, user: UserInfo) -> None:
+        with self._lock(game_id):
+            info = self.game(game_id)
+            if info.creator_id != user.id:
+                raise Forbidden("only the creator can cancel this game", code_key="not_creator")
+            if info.status != "open":
+                raise Conflict("a game can be cancelled only before it starts", code_key="not_open")
+            with self.engine.begin() as conn:
+                conn.execute(update(GameRow).where(GameRow.id == game_id).values(status="cancelled"))
+        self._info_cache.pop(game_id, None)
+        self._notify(GameEvent(game_id, 0, -2, "cancelled"))
+
+    def _maybe_start(self, game_id: int) -> None:
+        """Start a full game: seats are shuffled so the first player is drawn at random."""
+        with self._lock(game_id):
+            info = self.game(game_id)
+            if info.status != "open" or any(s.kind in ("open", "invited") for s in info.seats):
+                return
+            occupants = [(s.kind, s.user_id, s.bot) for s in info.seats]
+            CHANCE_RNG.shuffle(occupants)
+            state = eng.load(info.game).new_state(info.num_players, info.options)
+            tracked = Tracked(state)
+            actions = self._resolve_chance(tracked)
+            now = utcnow()
+            with self.engine.begin() as conn:
+                res = conn.execute(
+                    update(GameRow)
+                    .where(GameRow.id == game_id, GameRow.status == "open")
+                    .values(
+                        status="running", started_at=now, seq=len(actions), to_move=state.current_player(),
+                        turn_since=now,
+                    )
+                )
+                if res.rowcount != 1:
+                    return
+                conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
+                conn.execute(
+                    insert(SeatRow),
+                    [
+                        {"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b}
+                        for i, (k, u, b) in enumerate(occupants)
+                    ],
+                )
+                self._insert_actions(conn, game_id, 0, actions, now)
+                self._finish_if_over(conn, game_id, state, now)
+            self._cache_put(game_id, tracked)
+        self._info_cache.pop(game_id, None)
+        info = self.game(game_id)
+        to_move = state.current_player()
+        self._notify(GameEvent(game_id, len(actions), to_move, info.status, info.is_bot_seat(to_move)))
+
+
+    def open_games(self, user: UserInfo | None = None) -> list[GameInfo]:
+        """Games waiting for players: with an open seat, or with an invitation for ``user``."""
+        waiting = select(SeatRow.game_id).where(
+            or_(SeatRow.kind == "open", SeatRow.user_id == (user.id if user else -1))
+        )
+        return self._games((GameRow.status == "open") & GameRow.id.in_(waiting), (GameRow.created_at.desc(),))
+
+    def user_games(self, user_id: int, statuses: Sequence[str] = ("open", "running", "finished")) -> list[GameInfo]:
+        mine = select(SeatRow.game_id).where(SeatRow.user_id == user_id)
+        games = self._games(GameRow.status.in_(list(statuses)) & GameRow.id.in_(mine), (GameRow.id.desc(),), 500)
+        return games
+
+    def my_games(self, user_id: int) -> dict[str, list[GameInfo]]:
+        """Running games (mine to move first, longest waiting first), open and finished ones."""
+        games = self.user_games(user_id)
+        running = [g for g in games if g.status == "running"]
+        far = datetime.max.replace(tzinfo=UTC)
+
+        def order(g: GameInfo) -> tuple[int, datetime]:
+            my_turn = g.seat_of(user_id) == g.to_move
+            return (0 if my_turn else 1, g.turn_since or far)
+
+        running.sort(key=order)
+        return {
+            "running": running,
+            "open": [g for g in games if g.status == "open"],
+            "finished": [g for g in games if g.status == "finished"],
+        }
+
+    def next_waiting(self, user_id: int) -> int | None:
+        """The game where it is this user's turn that has waited longest."""
+        with self.engine.begin() as conn:
+            return conn.execute(
+                select(GameRow.id)
+                .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", SeatRow.user_id == user_id, SeatRow.kind == "player")
+                .order_by(GameRow.turn_since.asc(), GameRow.id.asc())
+                .limit(1)
+            ).scalar()
+
+    def running_bot_games(self) -> list[int]:
+        """Running games where a bot is to move (resumed after a restart)."""
+        with self.engine.begin() as conn:
+            return list(
+                conn.execute(
+                    select(GameRow.id)
+                    .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))
+                    .where(GameRow.status == "running", SeatRow.kind == "bot")
+                ).scalars()
+            )
+
+    def count_games(self) -> dict[str, int]:
+        with self.engine.begin() as conn:
+            rows = conn.execute(select(GameRow.status, func.count()).group_by(GameRow.status)).all()
+        return {status: n for status, n in rows}
+

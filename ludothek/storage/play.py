@@ -1,0 +1,254 @@
+"""Play: states rebuilt from records, moves stored with optimistic concurrency, bot steps."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ludothek import engine as eng
+from ludothek.bots import make_bot
+from ludothek.engine import CHANCE, TERMINAL, IllegalAction, State
+
+from .base import CHANCE_RNG
+from .errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    IllegalMove,
+    NotYourTurn,
+    StaleMove,
+)
+from .info import GameEvent, GameInfo
+from .lobby import LobbyStore
+from .models import ActionRow, utcnow
+from .tracked import Tracked
+
+
+class PlayStore(LobbyStore):
+    """Running games: their states, records and moves."""
+
+    def _load_state(self, info: GameInfo) -> Tracked:
+        """The game after ``info.seq`` actions: from the cache when it is current, else by replay."""
+        with self._cache_lock:
+            tracked = self._cache.get(info.id)
+            if tracked is not None:
+                self._cache.move_to_end(info.id)
+        if tracked is not None and tracked.state.move_number() == info.seq:
+            return tracked
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(ActionRow.seat, ActionRow.action)
+                .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq)
+                .order_by(ActionRow.seq)
+            ).all()
+        tracked = Tracked(eng.initial_state(self.record_of(info, [])))
+        for index, r in enumerate(rows):
+            try:
+                tracked.apply(r.seat, r.action)
+            except IllegalAction as exc:
+                raise eng.ReplayError(
+                    f"game {info.id}: stored action {index + 1} ({r.action!r}) does not apply: {exc}", index, r.action
+                ) from exc
+        self._cache_put(info.id, tracked)
+        return tracked
+
+    @staticmethod
+    def record_of(info: GameInfo, actions: Sequence[tuple[int, str]]) -> dict[str, Any]:
+        game = eng.load(info.game)
+        return {
+            "format": eng.RECORD_FORMAT,
+            "game": info.game,
+            "rules_version": game.rules_version,
+            "players": info.num_players,
+            "options": dict(info.options),
+            "actions": [{"seat": "chance" if s == CHANCE else s, "action": a} for s, a in actions],
+        }
+
+    @contextmanager
+    def state(self, game_id: int) -> Iterator[tuple[GameInfo, Tracked | None]]:
+        """The game and its current state and log, held under the game's lock (read-only use!).
+
+        ``None`` for a game that has not started (or was cancelled).
+        """
+        with self._lock(game_id):
+            info = self.game(game_id)
+            if info.status not in ("running", "finished"):
+                yield info, None
+                return
+            yield info, self._load_state(info)
+
+    def record(self, game_id: int, viewer: int | str | None = "all") -> dict[str, Any]:
+        """The game's record; for a viewer other than ``"all"``, secrets are replaced by ``"?"``."""
+        with self.state(game_id) as (info, tracked):
+            if tracked is None:
+                raise Conflict("the game has not started yet", code_key="not_started")
+            state = tracked.state
+            rec = eng.record(state, id=info.id, players=[s.name for s in info.seats])
+            if viewer != "all":
+                rec["actions"] = [
+                    {"seat": "chance" if e.seat == CHANCE else e.seat, "action": e.action}
+                    for e in state.history(viewer)
+                ]
+                rec["redacted"] = any(a["action"] == eng.HIDDEN_ACTION for a in rec["actions"])
+            return rec
+
+    # ------------------------------------------------------------------ moves
+
+    def submit_as(
+        self, game_id: int, user_id: int, action: str, seq: int,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
+        """`submit` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
+        return self.submit(game_id, None, action, seq, user_id=user_id, after=after)
+
+    def submit(
+        self, game_id: int, seat: int | None, action: str, seq: int, *, user_id: int | None = None,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
+        """Apply ``action`` for ``seat`` against sequence number ``seq``, plus the chance outcomes after it.
+
+        The caller has already established that ``seat`` belongs to whoever sends
+        the move (or passes ``user_id`` to have it looked up).  ``after(info, tracked)``
+        is called with the new position while the game is still locked.
+        Refusals: `StaleMove`, `NotYourTurn`, `IllegalMove`, `Conflict`.
+        """
+        if not isinstance(action, str) or not action or len(action) > 200:
+            raise BadRequest("an action is a non-empty string of at most 200 characters")
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise BadRequest("seq must be a whole number: the sequence number you saw")
+        with self._lock(game_id):
+            fast = self._fast_move(game_id, seat, action, seq, user_id)
+            if fast is not None:
+                info, tracked, seat = fast
+            else:
+                info = self.game(game_id)
+                if user_id is not None:
+                    seat = info.seat_of(user_id)
+                    if seat is None:
+                        raise Forbidden("you do not play in this game", code_key="not_seated")
+                if info.status == "finished":
+                    raise Conflict("the game is over", code_key="game_over")
+                if info.status != "running":
+                    raise Conflict("the game has not started", code_key="not_started")
+                if seq != info.seq:
+                    raise StaleMove(
+                        f"stale move: it was made against move {seq}, but the game is at move {info.seq}; "
+                        "reload to see what happened",
+                        sent=seq, current=info.seq,
+                    )
+                if seat is None or info.to_move != seat:
+                    raise NotYourTurn("it is not your turn", code_key="not_your_turn")
+                tracked = self._load_state(info)
+                try:
+                    tracked.apply(seat, action)
+                except IllegalAction as exc:
+                    raise IllegalMove(f"illegal action {action!r}: {exc}", action=action) from None
+            state = tracked.state
+            try:
+                new = [(seat, action), *self._resolve_chance(tracked)]
+                now = utcnow()
+                to_move = state.current_player()
+                self._write_move(game_id, seq, new, to_move, state, now)
+            except BaseException:
+                # The cached state already holds the move: forget it, the next access replays.
+                self._cache_drop(game_id)
+                raise
+            status = "finished" if to_move == TERMINAL else "running"
+            if status == "finished":
+                self._info_cache.pop(game_id, None)
+            if after is not None:
+                # The mover's answer, built from the state just stored (saves reading it back).
+                result = state.result_json() if status == "finished" else None
+                after(dataclasses.replace(info, seq=seq + len(new), to_move=to_move, status=status,
+                                          turn_since=now, result=result), tracked)
+        event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
+        self._notify(event)
+        return event
+
+    def _fast_move(
+        self, game_id: int, seat: int | None, action: str, seq: int, user_id: int | None
+    ) -> tuple[GameInfo, Tracked, int] | None:
+        """Apply the move to the cached state when that is exactly the position the move names.
+
+        This skips reading the game row first: the optimistic write that follows
+        (``... WHERE seq = ?``) is what proves the position is still current,
+        also against other server processes.  ``None`` (nothing applied) when the
+        cache cannot vouch for the move; the caller then reads the database and
+        gives the precise refusal, exactly as without this shortcut.
+        """
+        info = self._info_cache.get(game_id)
+        if info is None:
+            return None
+        with self._cache_lock:
+            tracked = self._cache.get(game_id)
+            if tracked is not None:
+                self._cache.move_to_end(game_id)
+        if tracked is None or tracked.state.move_number() != seq:
+            return None
+        if user_id is not None:
+            seat = info.seat_of(user_id)
+        if seat is None or tracked.state.current_player() != seat:
+            return None
+        try:
+            tracked.apply(seat, action)  # an illegal action raises before anything changes
+        except IllegalAction:
+            return None
+        return info, tracked, seat
+
+    def _write_move(
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime
+    ) -> None:
+        """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
+
+        Plain DB-API statements on a pooled connection: this runs for every move,
+        and SQLAlchemy's statement and result machinery cost more than the SQL.
+        """
+        stale = StaleMove(
+            "stale move: another move was stored first; reload to see what happened", sent=seq, current=seq + 1
+        )
+        when = self._db_time(now)
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            try:
+                cur.execute(self._move_sql, (seq + len(new), to_move, when, game_id, seq))
+                if cur.rowcount != 1:
+                    raw.rollback()
+                    raise stale
+                cur.executemany(
+                    self._insert_actions_sql,
+                    [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
+                )
+                if to_move == TERMINAL:
+                    cur.execute(self._finish_sql, ("finished", when, json.dumps(state.result_json()), game_id))
+                raw.commit()
+            except self._integrity_errors:
+                raw.rollback()
+                raise stale from None
+            except BaseException:
+                raw.rollback()
+                raise
+            finally:
+                cur.close()
+        finally:
+            raw.close()  # back to the pool
+
+    def bot_step(self, game_id: int) -> bool:
+        """Play one move for the bot whose turn it is; ``False`` when no bot is to move."""
+        with self.state(game_id) as (info, tracked):
+            if tracked is None or info.status != "running" or not info.is_bot_seat(info.to_move):
+                return False
+            seat_info = next(s for s in info.seats if s.seat == info.to_move)
+            action = make_bot(seat_info.bot or "random").choose(tracked.state, CHANCE_RNG)
+            seq = info.seq
+        # StaleMove: someone else (another server) moved first; the caller looks again.
+        with contextlib.suppress(StaleMove):
+            self.submit(game_id, info.to_move, action, seq)
+        return True
