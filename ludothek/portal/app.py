@@ -25,6 +25,7 @@ from ludothek.storage.store import UserInfo
 from . import account, api, pages
 from .botrunner import BotRunner
 from .context import GameId, Portal, bearer_token, portal_of
+from .hardening import SecurityHeaders
 from .live import Hub, RedisHub
 from .security import LoginThrottle
 from .sessions import COOKIE, SessionCodec
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.portal = portal
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)

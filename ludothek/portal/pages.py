@@ -23,6 +23,7 @@ from ludothek.storage import BadRequest, StoreError, UserInfo
 
 from .context import GameId, current_user, lang_of, log_in, log_out, portal_of, save_session, session_of
 from .gameview import game_summary, log_lines, seat_context, seat_names, with_names
+from .hardening import local_path
 from .i18n import pick as pick_text
 from .i18n import t
 from .sessions import csrf_ok
@@ -102,6 +103,8 @@ def render(request: Request, template: str, user: UserInfo | None, status: int =
 
 
 def redirect(request: Request, url: str) -> Response:
+    """See other (303), or for htmx an ``HX-Redirect``; only ever to a path on this site."""
+    url = local_path(url)
     if request.headers.get("hx-request"):
         response: Response = Response(status_code=204, headers={"HX-Redirect": url})
     else:
@@ -238,8 +241,7 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
     session = session_of(request)
     session.lang = lang
     session.dirty = True
-    target = next if next.startswith("/") and not next.startswith("//") else "/"
-    return redirect(request, target)
+    return redirect(request, local_path(next))
 
 
 # ----------------------------------------------------------------------------- lobby
