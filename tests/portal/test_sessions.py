@@ -70,15 +70,15 @@ def test_an_expired_guests_cookie_does_not_become_the_next_account(any_db: str) 
         with store_of(second).engine.begin() as conn:
             assert conn.execute(select(User.id).where(User.id == guest["id"])).first() is None, "not purged"
         carol = second.post("/api/users", json={"name": "carol", "password": "password-carol"}).json()["user"]
-        assert carol["id"] != guest["id"], "a user id was handed out twice"
         tokens_before = count(second, ApiToken)
         attacker = TestClient(second.app)
         attacker.cookies.set(COOKIE, old_cookie)
         r = attacker.get("/api/me")
-        assert r.status_code == 401, r.text
+        assert r.status_code == 401, f"the old guest cookie is now {r.text}"
         r = attacker.post("/account/tokens", data={"csrf": old_csrf, "label": "mine now"}, follow_redirects=False)
         assert r.status_code == 401
         assert count(second, ApiToken) == tokens_before, "the old cookie minted a token"
+        assert carol["id"] != guest["id"], "a user id was handed out twice"
 
 
 def test_user_ids_are_never_reused(any_db: str) -> None:
