@@ -207,6 +207,8 @@ def choose_lang(accept_language: str | None) -> str:
 #: Sessions, tokens and passwords on the account page (issue 15).
 TEXTS.update({
     "token_expires": {"de": "Läuft ab", "en": "Expires"},
+    "token_expires_on": {"de": "läuft ab am {when}", "en": "expires {when}"},
+    "token_no_expiry": {"de": "läuft nie ab", "en": "never expires"},
     "token_never": {"de": "nie", "en": "never"},
     "token_days": {"de": "nach {n} Tagen", "en": "after {n} days"},
     "token_last_used": {"de": "zuletzt benutzt", "en": "last used"},

@@ -8,6 +8,7 @@ import pytest
 
 from ludothek import engine as eng
 from tests.browser_support import new_game, register
+from tests.portal.test_browser import check_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,6 +45,7 @@ def test_tokens_and_log_out_everywhere_on_the_account_page(browser: Any, server:
     page.click("form[action='/account/tokens'] button")
     page.wait_for_selector("#new-token")
     assert page.locator("#tokens li").count() == 1
+    check_page(page, "account-tokens")  # fits a phone, no raw text keys
     page.click("#tokens li form button")
     page.wait_for_selector("#tokens", state="detached")
     page.click("#logout-everywhere")
