@@ -12,7 +12,7 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
-from ludothek.storage import BadRequest, StoreError, UserInfo
+from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
 
 from .context import credential_of, log_in, log_out, portal_of
@@ -20,6 +20,21 @@ from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 
 router = APIRouter(include_in_schema=False)
+
+
+def change_password_braked(request: Request, user: UserInfo, current: str, new: str) -> None:
+    """Change the password; wrong current passwords count as failed logins (the same brake).
+
+    Otherwise a stolen session could guess the password here without limit.
+    """
+    portal = portal_of(request)
+    keys = [f"user:{user.name.lower()}", f"ip:{request.client.host if request.client else '?'}"]
+    portal.throttle.check(keys)
+    try:
+        portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    except Unauthorized:
+        portal.throttle.failed(keys)
+        raise
 
 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
@@ -75,9 +90,12 @@ def change_password(request: Request, csrf: CsrfField, current: Annotated[str, F
     check_csrf(request, csrf)
     user = need_user(request)
     try:
-        portal_of(request).store.change_password(user.id, current, new, keep=credential_of(request))
+        change_password_braked(request, user, current, new)
     except StoreError as exc:
-        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
     return account_page(request, user, notice=t("password_changed", user.lang))
 
 

@@ -20,7 +20,8 @@ from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
 
-from .context import GameId, credential_of, current_user, lang_of, portal_of, session_of
+from .account import change_password_braked
+from .context import GameId, current_user, lang_of, portal_of, session_of
 from .gameview import game_summary, seat_context
 from .sessions import csrf_ok
 
@@ -180,7 +181,7 @@ class PasswordChange(BaseModel):
 @router.post("/password", status_code=204,
              summary="Change my password; every other session and API token ends")
 def change_password(body: PasswordChange, request: Request, user: User) -> Response:
-    portal_of(request).store.change_password(user.id, body.current, body.new, keep=credential_of(request))
+    change_password_braked(request, user, body.current, body.new)
     return Response(status_code=204)
 
 

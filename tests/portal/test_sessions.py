@@ -272,3 +272,13 @@ def test_cookie_writes_to_the_new_endpoints_need_the_csrf_header(client: TestCli
     r = client.post("/api/logout-everywhere", headers={"X-CSRF-Token": csrf})
     assert r.status_code == 204
     assert client.get("/api/me").status_code == 401
+
+
+def test_guessing_the_current_password_is_braked(client: TestClient) -> None:
+    """A stolen session must not become a password oracle: wrong current passwords count as failed logins."""
+    h = api_user(client, "alice")
+    codes = [client.post("/api/password", json={"current": f"guess-{i}-xx", "new": "new-password-1"},
+                         headers=h).status_code for i in range(5)]
+    assert codes[:3] == [401, 401, 401] and codes[-1] == 429, codes
+    r = client.post("/api/password", json={"current": "password-alice", "new": "new-password-1"}, headers=h)
+    assert r.status_code == 429 and "retry-after" in r.headers
