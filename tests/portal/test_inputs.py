@@ -108,3 +108,14 @@ def test_nul_characters_are_refused(raw_client: TestClient) -> None:
     r = c.post("/new", data={"csrf": csrf, "game": "toypig", "players": "2", "seat1": "invite",
                              "seat1_name": "al\x00ice"})
     assert r.status_code == 400, r.status_code
+
+
+def test_a_non_ascii_csrf_value_is_refused_not_a_crash(raw_client: TestClient) -> None:
+    """``hmac.compare_digest`` raises on non-ASCII text: the CSRF check compares bytes."""
+    c = raw_client
+    page_login(c, "alice")
+    r = c.post("/api/logout-everywhere", headers={"X-CSRF-Token": b"\xc3\xa9"})  # type: ignore[dict-item]
+    assert r.status_code == 403, r.status_code
+    r = c.post("/logout", data={"csrf": "é"}, follow_redirects=False)
+    assert r.status_code == 403, r.status_code
+    assert c.get("/api/me").status_code == 200
