@@ -36,6 +36,8 @@ from .text import check_text
 SESSION_LIFETIME = timedelta(days=30)
 #: How often "last used" of a token is written at most (a write per request would cost every move).
 LAST_USED_STEP = 60.0
+#: Every this many new sessions, expired sessions and tokens are deleted (and at every start).
+PURGE_EVERY = 500
 #: The longest expiry a token may be given.
 MAX_TOKEN_DAYS = 3650
 
@@ -71,6 +73,7 @@ class SessionStore(AccountStore):
         #: Token id -> monotonic time this process last wrote its "last used".
         self._touched: dict[int, float] = {}
         self._touch_lock = threading.Lock()
+        self._opened = 0
 
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> Any:
         raw = self.engine.raw_connection()  # plain DB-API: this runs on every request
@@ -100,6 +103,9 @@ class SessionStore(AccountStore):
                     user_id=user_id, key_hash=token_hash(secret), created_at=now, expires_at=now + SESSION_LIFETIME
                 )
             )
+        self._opened += 1
+        if self._opened % PURGE_EVERY == 0:  # a server that runs for months still sheds old rows
+            self.purge_expired_sessions()
         return secret
 
     def session_user(self, secret: str) -> UserInfo | None:

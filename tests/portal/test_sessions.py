@@ -282,3 +282,22 @@ def test_guessing_the_current_password_is_braked(client: TestClient) -> None:
     assert codes[:3] == [401, 401, 401] and codes[-1] == 429, codes
     r = client.post("/api/password", json={"current": "password-alice", "new": "new-password-1"}, headers=h)
     assert r.status_code == 429 and "retry-after" in r.headers
+
+
+def test_expired_sessions_and_tokens_are_purged(client: TestClient) -> None:
+    store = store_of(client)
+    h = api_user(client, "alice")
+    page_login(client, "bob")
+    with store.engine.begin() as conn:
+        conn.execute(update(SessionRow).values(expires_at=utcnow() - timedelta(seconds=1)))
+        conn.execute(update(ApiToken).values(expires_at=utcnow() - timedelta(seconds=1)))
+    assert client.get("/api/me").status_code == 401
+    assert client.get("/api/me", headers=h).status_code == 401
+    assert store.purge_expired_sessions() == 2  # bob's session and alice's token
+    assert count(client, SessionRow) == 0 and count(client, ApiToken) == 0
+
+
+def test_a_malformed_token_is_unknown(client: TestClient) -> None:
+    store = store_of(client)
+    assert store.user_by_token("ldk_\ud800") is None
+    assert store.session_user("\ud800\x00") is None
