@@ -51,6 +51,7 @@ class SecurityHeaders:
         self.common = common
         self.docs = [(b"content-security-policy", DOCS_CSP.encode()), *common]
         self.plain = [(b"content-security-policy", CSP.format(ws="").encode()), *common]
+        self._by_host: dict[str, list[tuple[bytes, bytes]]] = {}
 
     def _headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
         path = scope.get("path", "")
@@ -58,10 +59,16 @@ class SecurityHeaders:
             return self.docs
         # 'self' covers WebSockets to this host in current browsers; naming them helps older ones.
         host = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"), "")
+        cached = self._by_host.get(host)
+        if cached is not None:
+            return cached
         if not HOST_RE.match(host):
             return self.plain
         csp = CSP.format(ws=f" ws://{host} wss://{host}")
-        return [(b"content-security-policy", csp.encode()), *self.common]
+        headers = [(b"content-security-policy", csp.encode()), *self.common]
+        if len(self._by_host) < 64:  # a deployment has a few names; a flood of made-up ones is not cached
+            self._by_host[host] = headers
+        return headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
