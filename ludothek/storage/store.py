@@ -12,7 +12,8 @@ seq)`` pair is unique.  Of two concurrent submissions exactly one can win, on
 SQLite and PostgreSQL alike; the other gets a clear "stale" refusal.
 
 The store is split by concern: `info` (what it hands out), `base` (engine,
-caches, locks, reading a game), `accounts`, `lobby` and `play`.  `Store`
+caches, locks, reading a game), `accounts`, `sessions` (browser sessions and
+API tokens), `lobby` and `play`.  `Store`
 combines them; import it and the info types from here.
 """
 
@@ -20,10 +21,11 @@ from __future__ import annotations
 
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
 from .play import PlayStore
+from .sessions import SessionStore
 from .tracked import Tracked
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(PlayStore):
+class Store(SessionStore, PlayStore):
     """All database access of the portal.  Thread-safe; one instance per process."""
