@@ -21,6 +21,7 @@ from .errors import (
     Conflict,
     Forbidden,
     NotFound,
+    TooManyAttempts,
 )
 from .info import GameEvent, GameInfo, UserInfo
 from .models import GameRow, SeatRow, utcnow
@@ -31,6 +32,12 @@ SEAT_KINDS = ("me", "open", "invite", "bot")
 
 class LobbyStore(AccountStore):
     """Games before they start, and the lists players find them in."""
+
+    #: Games one user may have waiting for players at once (more: refused with 429).
+    max_open_games: int = 10
+    #: How many waiting games of one creator the open-games list shows, so that nobody can push
+    #: everyone else's invitations out of it.
+    lobby_per_creator: int = 3
 
     # ------------------------------------------------------------------ lobby
     def create_game(
@@ -86,6 +93,16 @@ class LobbyStore(AccountStore):
                 rows.append({"seat": i, "kind": "invited", "user_id": other.id, "bot": None})
         if me_count != 1:
             raise BadRequest("the creator takes exactly one seat ('me')")
+        with self.engine.begin() as conn:
+            waiting = conn.execute(
+                select(func.count()).select_from(GameRow)
+                .where(GameRow.creator_id == creator.id, GameRow.status == "open")
+            ).scalar_one()
+        if waiting >= self.max_open_games:
+            raise TooManyAttempts(
+                f"you already have {waiting} games waiting for players; cancel one or wait until one starts",
+                retry_after=60,
+            )
         with self.engine.begin() as conn:
             gid = conn.execute(
                 insert(GameRow).values(
@@ -224,12 +241,34 @@ class LobbyStore(AccountStore):
         to_move = tracked.state.current_player()
         self._notify(GameEvent(game_id, seq, to_move, info.status, info.is_bot_seat(to_move)))
 
-    def open_games(self, user: UserInfo | None = None) -> list[GameInfo]:
-        """Games waiting for players: with an open seat, or with an invitation for ``user``."""
-        waiting = select(SeatRow.game_id).where(
-            or_(SeatRow.kind == "open", SeatRow.user_id == (user.id if user else -1))
-        )
-        return self._games((GameRow.status == "open") & GameRow.id.in_(waiting), (GameRow.created_at.desc(),))
+    def open_games(self, user: UserInfo | None = None, limit: int = 200) -> list[GameInfo]:
+        """Games waiting for players: with an open seat, or with an invitation for ``user``.
+
+        Newest first, but at most `lobby_per_creator` open invitations of any one
+        creator, so a flood from one user cannot push everyone else's out of the
+        list; the user's own games and invitations addressed to them always show.
+        """
+        me = user.id if user else -1
+        waiting = select(SeatRow.game_id).where(or_(SeatRow.kind == "open", SeatRow.user_id == me))
+        invited = select(SeatRow.game_id).where(SeatRow.user_id == me, SeatRow.kind == "invited")
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(GameRow.id, GameRow.creator_id, GameRow.id.in_(invited).label("for_me"))
+                .where(GameRow.status == "open", GameRow.id.in_(waiting))
+                .order_by(GameRow.created_at.desc(), GameRow.id.desc())
+                .limit(limit * 20)
+            ).all()
+        shown: list[int] = []
+        per_creator: dict[int | None, int] = {}
+        for gid, creator, for_me in rows:
+            if not for_me and creator != me:
+                per_creator[creator] = per_creator.get(creator, 0) + 1
+                if per_creator[creator] > self.lobby_per_creator:
+                    continue
+            shown.append(gid)
+            if len(shown) >= limit:
+                break
+        return [self.game(gid) for gid in shown]
 
     def user_games(self, user_id: int, statuses: Sequence[str] = ("open", "running", "finished")) -> list[GameInfo]:
         mine = select(SeatRow.game_id).where(SeatRow.user_id == user_id)

@@ -50,7 +50,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
 
 def _server(db_url: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    env = dict(os.environ, LUDOTHEK_BOT_DELAY="0", LUDOTHEK_TEST_LIMITS="off")
+    env = dict(os.environ, LUDOTHEK_BOT_DELAY="0", LUDOTHEK_RATE_LIMITS="off")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ludothek.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -147,6 +147,7 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
             assert kinds.count("player") == 3 and leave.status_code == 409
         else:
             assert status == "open" and kinds.count("open") == 1
+            assert client.post(f"{two}/api/games/{gid}/cancel", headers=ann).status_code == 200
         outcomes["leave/join"].add(status)
 
         # A cancel against a join.
@@ -173,6 +174,7 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
             assert kinds.count("player") == 3 and decline.status_code == 409
         else:
             assert status == "open" and "open" in kinds and accept.status_code == 200
+            assert client.post(f"{one}/api/games/{gid}/cancel", headers=ann).status_code == 200
         outcomes["decline/accept"].add(status)
     engine = make_engine(db_url)
     try:
