@@ -15,10 +15,6 @@ from typing import Any
 Scope = dict[str, Any]
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """Pure ASGI middleware: 413 for bodies over ``api`` bytes under ``/api/``, ``form`` bytes elsewhere."""
 
@@ -42,28 +38,33 @@ class BodyLimit:
                     await self._refuse(send, limit)
                     return
         received = 0
-        started = False
+        refused = False
 
         async def counted_receive() -> Any:
-            nonlocal received
+            # Past the limit the refusal goes out at once and the app is told the client left:
+            # whatever the app does with that (frameworks catch errors while parsing bodies),
+            # its own answer is dropped below.
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise BodyTooLarge
+                    refused = True
+                    await self._refuse(send, limit)
+                    return {"type": "http.disconnect"}
             return message
 
-        async def watched_send(message: Any) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+        async def guarded_send(message: Any) -> None:
+            if not refused:
+                await send(message)
 
         try:
-            await self.app(scope, counted_receive, watched_send)
-        except BodyTooLarge:
-            if not started:
-                await self._refuse(send, limit)
+            await self.app(scope, counted_receive, guarded_send)
+        except Exception:
+            if not refused:
+                raise
 
     @staticmethod
     async def _refuse(send: Any, limit: int) -> None:

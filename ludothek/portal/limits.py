@@ -135,15 +135,19 @@ class GatedHasher(PasswordHasher):
     def __init__(self, inner: PasswordHasher, gate: HashGate) -> None:
         super().__init__(time_cost=inner.time_cost, memory_cost=inner.memory_cost, parallelism=inner.parallelism,
                          hash_len=inner.hash_len, salt_len=inner.salt_len, encoding=inner.encoding, type=inner.type)
+        self.inner = inner
         self.gate = gate
 
     def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
         with self.gate.slot():
-            return super().hash(password, salt=salt)
+            return self.inner.hash(password, salt=salt)
+
+    def check_needs_rehash(self, hash: str | bytes) -> bool:
+        return self.inner.check_needs_rehash(hash)
 
     def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
         with self.gate.slot():
-            return super().verify(hash, password)
+            return self.inner.verify(hash, password)
 
 
 class SocketCounter:
