@@ -5,6 +5,7 @@ from .core import (
     HIDDEN_ACTION,
     LANGS,
     TERMINAL,
+    UNDO,
     Game,
     HistoryEntry,
     IllegalAction,
@@ -13,11 +14,13 @@ from .core import (
     ReplayError,
     SeatResult,
     State,
+    naming,
     pick,
     ranks_from_keys,
     sample_chance,
+    seat_name,
 )
-from .records import RECORD_FORMAT, initial_state, log, record, replay
+from .records import RECORD_FORMAT, initial_state, log, record, replay, undo_text
 from .registry import games, load, register
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "LANGS",
     "RECORD_FORMAT",
     "TERMINAL",
+    "UNDO",
     "Game",
     "HistoryEntry",
     "IllegalAction",
@@ -38,10 +42,13 @@ __all__ = [
     "initial_state",
     "load",
     "log",
+    "naming",
     "pick",
     "ranks_from_keys",
     "record",
     "register",
     "replay",
     "sample_chance",
+    "seat_name",
+    "undo_text",
 ]

@@ -21,7 +21,7 @@ from .errors import (
     Forbidden,
     NotFound,
 )
-from .info import GameEvent, GameInfo, UserInfo
+from .info import GameEvent, GameInfo, UserInfo, seat_label
 from .models import GameRow, SeatRow, utcnow
 from .tracked import Tracked
 
@@ -160,7 +160,9 @@ class LobbyStore(AccountStore):
             occupants = [(s.kind, s.user_id, s.bot) for s in info.seats]
             CHANCE_RNG.shuffle(occupants)
             state = eng.load(info.game).new_state(info.num_players, info.options)
-            tracked = Tracked(state)
+            user_names = {s.user_id: s.name for s in info.seats if s.user_id is not None}
+            names = [seat_label(k, i, user_names.get(u)) or "?" for i, (k, u, _) in enumerate(occupants)]
+            tracked = Tracked(state, names)
             actions = self._resolve_chance(tracked)
             now = utcnow()
             with self.engine.begin() as conn:

@@ -48,7 +48,7 @@ class PlayStore(LobbyStore):
                 .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq)
                 .order_by(ActionRow.seq)
             ).all()
-        tracked = Tracked(eng.initial_state(self.record_of(info, [])))
+        tracked = Tracked(eng.initial_state(self.record_of(info, [])), info.seat_names())
         for index, r in enumerate(rows):
             try:
                 tracked.apply(r.seat, r.action)

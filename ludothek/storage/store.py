@@ -19,11 +19,11 @@ combines them; import it and the info types from here.
 from __future__ import annotations
 
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
-from .play import PlayStore
 from .tracked import Tracked
+from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(PlayStore):
+class Store(UndoStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

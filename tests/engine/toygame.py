@@ -84,7 +84,7 @@ class PigState(State):
         ranks = ranks_from_keys(self.scores)
         return [SeatResult(s, ranks[s], self.scores[s]) for s in range(self.num_players)]
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         return {"de": f"Aktion {action}", "en": f"Action {action}"}[lang]
 
     def snapshot(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
+from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys, seat_name
 
 from . import scoring
 from .components import (
@@ -576,14 +576,14 @@ class CarpeDiemState(State):
 
         return build_view(self, seat)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         from .views import describe
 
         return describe(self, action, lang)
 
-    def describe_hidden(self, action: str, lang: str = "en") -> str:
-        who = self.actor + 1
-        return f"Spieler {who} sieht eine Brunnenkarte an." if lang == "de" else f"Player {who} looks at a fountain card."
+    def _describe_hidden(self, action: str, lang: str) -> str:
+        who = seat_name(self.actor, lang)
+        return f"{who} sieht eine Brunnenkarte an." if lang == "de" else f"{who} looks at a fountain card."
 
     def snapshot(self) -> dict[str, Any]:
         return {

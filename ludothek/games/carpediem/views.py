@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ludothek.engine import seat_name
+
 from .components import ScoringCard, Tile
 from .geometry import HALF_NAMES, cell_name, frame_line, parse_cell
 
@@ -38,7 +40,8 @@ def name(item: str, lang: str) -> str:
 
 
 def player(seat: int, lang: str) -> str:
-    return f"Spieler {seat + 1}" if lang == "de" else f"Player {seat + 1}"
+    """The seat's player name (see `ludothek.engine.seat_name`)."""
+    return seat_name(seat, lang)
 
 
 def card_text(card: ScoringCard, lang: str) -> str:

@@ -19,10 +19,11 @@ action is refused before anything changes, and a history entry is appended.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, Game, HistoryEntry, IllegalAction, SeatResult, State
-from ludothek.engine.core import ranks_from_keys
+from ludothek.engine.core import naming, ranks_from_keys, seat_name
 
 from . import notation as N
 from .cards import (
@@ -172,13 +173,14 @@ class MachiKoroState(State):
             return [(N.DRAW_KIND[k], c / total) for k, c in enumerate(self._deck) if c]
         return []
 
-    def apply_action(self, action: str, seat: int | None = None) -> None:
+    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         player = self._player
         if action not in legal or (seat is not None and seat != player):
-            self._refuse(action, seat)
+            with naming(names):
+                self._refuse(action, seat)
         self._legal = None
         self._apply(action)
         entries = _ENTRIES[player + 1]
@@ -204,7 +206,7 @@ class MachiKoroState(State):
         if seat is not None and seat != player:
             if player == CHANCE:
                 raise IllegalAction("it is nobody's turn: a random outcome is due")
-            raise IllegalAction(f"it is not your turn (player {player + 1} is to move)")
+            raise IllegalAction(f"it is not your turn ({seat_name(player)} is to move)")
         raise IllegalAction(self.explain_illegal(action))
 
     # ----- legal actions ------------------------------------------------------------
@@ -525,7 +527,7 @@ class MachiKoroState(State):
 
         return build_view(self, seat)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         from .describe import describe_action
 
         return describe_action(self, action, lang)

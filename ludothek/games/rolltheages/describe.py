@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ludothek.engine import pick
+from ludothek.engine import pick, seat_name
 
 from .components import (
     DEVELOPMENT_BY_ID,
@@ -39,7 +39,8 @@ def _n(count: int, noun: str) -> str:
 
 
 def player(seat: int, lang: str) -> str:
-    return _t(lang, f"Spieler {seat + 1}", f"Player {seat + 1}")
+    """The seat's player name (see `ludothek.engine.seat_name`)."""
+    return seat_name(seat, lang)
 
 
 def item_name(item: str, lang: str) -> str:
@@ -100,7 +101,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
     head, _, rest = action.partition(":")
     board = state.board(state.active)
     if head == "start":
-        return _t(lang, f"Startspieler ist Spieler {rest}.", f"Player {rest} is the start player.")
+        start = player(int(rest) - 1, lang)
+        return _t(lang, f"Startspieler ist {start}.", f"{start} is the start player.")
     if head == "dice":
         faces = parse_dice(action) or ()
         shown = faces_list(faces, lang)
@@ -133,7 +135,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
             f"{who} takes food on {food} and workers on {workers} of the two-way dice.",
         )
     if head == "offer":
-        return _t(lang, f"{who} bereitet ein Angebot an Spieler {rest} vor.", f"{who} drafts an offer to player {rest}.")
+        partner = player(int(rest) - 1, lang)
+        return _t(lang, f"{who} bereitet ein Angebot an {partner} vor.", f"{who} drafts an offer to {partner}.")
     if head in ("give", "ask") and state.offer is not None:
         draft = {"give": list(state.offer["give"]), "ask": list(state.offer["ask"])}
         draft[head][TRADE_ITEMS.index(rest)] += 1
