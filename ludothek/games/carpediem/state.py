@@ -294,6 +294,11 @@ class CarpeDiemState(State):
             return (f"'{action}' is not legal now: the patrician moves to a neighbouring space with tiles ({reach}),"
                     " or pays 1 bread (move:<space>:bread) to go to any other space with tiles")
         if head == "build" and self.stage in ("build", "sealbuild"):
+            district = self.players[self.actor].district
+            if district.empty:
+                shovel = cell_name(self.comp.boards[district.board].shovel)
+                return (f"'{action}' does not fit: the first tile of a district goes on the shovel cell {shovel}, "
+                        "turned to match the frame")
             return f"'{action}' does not fit: the tile must touch a built tile and match every neighbour and the frame"
         if wanted:
             return f"'{action}' is not legal now: {wanted}"

@@ -141,7 +141,8 @@ def explain_illegal(state: MachiKoroState, action: str) -> str:
             return f"you may own only one {e.en} (purple establishment)"
         if e.cost > state.coins(me):
             return f"the {e.en} costs {e.cost} coins and you have {state.coins(me)}"
-        return f"you may own at most 2 of each establishment (beginners' rule), and you have 2 {e.en}"
+        return (f"you may own at most 2 of each establishment (beginners' rule), "
+                f"and you already have 2 {e.en} cards")
     target = N.parse_tv(action)
     if target is not None and phase == "tv_station":
         if target == state.turn:

@@ -309,23 +309,54 @@ _PHASE_HINT = {
 }
 
 
+#: The phase in which each kind of action is played, for "it is not the ... phase" refusals.
+_VERB_PHASE = {
+    "roll": ("reroll", "re-rolling"),
+    "lead": ("leader", "Leadership"),
+    "food": ("choose", "food-or-workers"),
+    "offer": ("trade", "trading"),
+    "give": ("draft", "offer-drafting"),
+    "ask": ("draft", "offer-drafting"),
+    "propose": ("draft", "offer-drafting"),
+    "cancel": ("draft", "offer-drafting"),
+    "accept": ("answer", "answering"),
+    "decline": ("answer", "answering"),
+    "work": ("build", "building"),
+    "engineer": ("build", "building"),
+    "buy": ("buy", "buying"),
+    "discard": ("discard", "discarding"),
+}
+
+
 def explain_illegal(state: RollState, action: str) -> str:
-    """A player-friendly reason why ``action`` is refused now (English, like the engine's messages)."""
+    """A player-friendly reason why ``action`` is refused now (English, like the engine's messages).
+
+    The reason names what is really wrong: a phase that is not the action's,
+    a monument that is not in play with this many players, then the details.
+    """
     shown = action if len(action) <= 40 else action[:40] + "…"
     hint = _PHASE_HINT.get(state.phase, ("", ""))[1]
     head = action.partition(":")[0]
     reason = ""
-    if head == "buy":
+    wanted = _VERB_PHASE.get(head)
+    if wanted is not None and wanted[0] != state.phase:
+        reason = f"it is not the {wanted[1]} phase; "
+    elif head == "buy":
         dev = action.split(":")[1] if action.count(":") else ""
         if dev in DEVELOPMENT_BY_ID and dev in state.board(state.active).developments:
             reason = "you already own that development; "
         elif dev in DEVELOPMENT_BY_ID:
             reason = "that payment is not enough or spends a row that is not needed (no change is given); "
-    elif head == "work" and state.phase == "build":
-        reason = f"you have {state.workers} workers and a structure takes no more than its free boxes; "
-    elif head == "roll" and state.phase == "reroll":
-        reason = "re-roll only dice you have (skulls stay locked), faces in the order G F S X C W; "
+    elif head == "work":
+        target = action.split(":")[1] if action.count(":") else ""
+        if target in MONUMENT_BY_ID and target not in state.monuments:
+            name = pick(MONUMENT_BY_ID[target].name, "en")
+            reason = f"the {name} is not in play with {state.num_players} players; "
+        else:
+            workers = _n(state.workers, "worker")
+            reason = f"you have {workers} and a structure takes no more than its free boxes; "
     elif head == "dice":
         reason = "a roll gives one face per rolled die, written in the order G F S X C W; "
+    elif head == "roll":
+        reason = "re-roll only dice you have (skulls stay locked), faces in the order G F S X C W; "
     return f"'{shown}' is not legal now: {reason}{hint}"
-
