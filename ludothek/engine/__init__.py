@@ -18,6 +18,7 @@ from .core import (
     pick,
     ranks_from_keys,
     sample_chance,
+    score_part,
     seat_name,
 )
 from .records import RECORD_FORMAT, initial_state, log, record, replay, undo_text
@@ -49,6 +50,7 @@ __all__ = [
     "register",
     "replay",
     "sample_chance",
+    "score_part",
     "seat_name",
     "undo_text",
 ]

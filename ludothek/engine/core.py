@@ -136,6 +136,18 @@ class HistoryEntry:
 HIDDEN_ACTION = "?"
 
 
+def score_part(
+    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """One line of a final score breakdown (``view(seat)["breakdown"]``), labelled in German and English.
+
+    ``points`` add up to the seat's score; a line with ``points=None`` only
+    explains (e.g. Machi Koro's finishing order) and ``detail`` says more.
+    """
+    return {"part": part, "label": {"de": de, "en": en}, "points": points,
+            "detail": dict(detail) if detail is not None else None}
+
+
 def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
     """Competition ranks (1 = best) for sortable keys where higher is better; equal keys tie."""
     order = sorted(range(len(keys)), key=lambda i: keys[i], reverse=True)

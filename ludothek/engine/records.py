@@ -11,7 +11,17 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .core import CHANCE, UNDO, IllegalAction, InvalidOptions, ReplayError, State, check_lang, naming, seat_name
+from .core import (
+    CHANCE,
+    UNDO,
+    IllegalAction,
+    InvalidOptions,
+    ReplayError,
+    State,
+    check_lang,
+    naming,
+    seat_name,
+)
 from .registry import load
 
 RECORD_FORMAT = "ludothek-record/1"

@@ -95,3 +95,34 @@ def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[di
         lines.append({"n": entry["n"], "seat": seat, "label": label, "text": text,
                       "undone": bool(entry.get("undone"))})
     return lines
+
+
+def breakdown_table(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:
+    """The end view's score breakdown as a table: one column per seat (best first), one row per part.
+
+    A part some seats lack (a Snowdonia contract only one fulfilled) is an
+    empty cell for the others; a part without points shows its detail text.
+    """
+    if not breakdown:
+        return None
+    seats = sorted(breakdown, key=lambda b: (b.get("rank", 0), b["seat"]))
+    order: list[str] = []
+    labels: dict[str, str] = {}
+    for entry in seats:
+        for part in entry["parts"]:
+            if part["part"] not in labels:
+                order.append(part["part"])
+                labels[part["part"]] = pick(part["label"], lang)
+    rows = []
+    for key in order:
+        cells = []
+        for entry in seats:
+            part = next((p for p in entry["parts"] if p["part"] == key), None)
+            if part is None:
+                cells.append("")
+            elif part["points"] is None:
+                cells.append(pick(part["detail"], lang) if part.get("detail") else "")
+            else:
+                cells.append(part["points"])
+        rows.append({"part": key, "label": labels[key], "cells": cells})
+    return {"seats": [e["seat"] for e in seats], "rows": rows, "totals": [e["total"] for e in seats]}

@@ -163,6 +163,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "your last action.",
     },
     "undo": {"de": "Rückgängig", "en": "Undo"},
+    "score_breakdown": {"de": "Wie die Punkte zustande kamen", "en": "How the scores came about"},
     "undo_hint": {
         "de": "Deine letzte Aktion zurücknehmen (solange niemand sonst gespielt hat und nichts ausgewürfelt wurde)",
         "en": "Take back your last action (while nobody else has played and nothing was drawn)",

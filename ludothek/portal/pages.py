@@ -23,7 +23,7 @@ from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
 
 from .context import current_user, lang_of, portal_of, save_session, session_of
-from .gameview import game_summary, log_lines, seat_context, seat_names
+from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
 from .i18n import pick as pick_text
 from .i18n import t
 from .security import csrf_ok
@@ -405,6 +405,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             ctx.update(sc)
             names = ctx["players"]
             ctx["log"] = log_lines(sc["log"] or [], names, lang)
+            ctx["breakdown"] = breakdown_table(sc["view"].get("breakdown"), lang)
             state = tracked.state
             ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang, names)))
             ctx["game_data"] = lambda name: game_data(game.id, name)

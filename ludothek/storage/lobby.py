@@ -161,7 +161,8 @@ class LobbyStore(AccountStore):
             CHANCE_RNG.shuffle(occupants)
             state = eng.load(info.game).new_state(info.num_players, info.options)
             user_names = {s.user_id: s.name for s in info.seats if s.user_id is not None}
-            names = [seat_label(k, i, user_names.get(u)) or "?" for i, (k, u, _) in enumerate(occupants)]
+            names = [seat_label(k, i, user_names.get(u) if u is not None else None) or "?"
+                     for i, (k, u, _) in enumerate(occupants)]
             tracked = Tracked(state, names)
             actions = self._resolve_chance(tracked)
             now = utcnow()

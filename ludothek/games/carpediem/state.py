@@ -11,7 +11,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys, seat_name
+from ludothek.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    IllegalAction,
+    SeatResult,
+    State,
+    ranks_from_keys,
+    seat_name,
+)
 
 from . import scoring
 from .components import (

@@ -116,6 +116,9 @@ class MachiKoroState(State):
         #: Yucata ending: players who completed their landmarks, in finishing order.
         self._placing: list[int] = []
         self._out = [False] * n
+        #: Turns each seat has begun (extra turns included), and the turn in which it completed its landmarks.
+        self._turns = [0] * n
+        self._finished_turn: list[int | None] = [None] * n
         if self._komme:
             removed = PURPLE_REMOVED[n]
             self._deck = [e.supply - (removed if IS_PURPLE[e.index] else 0) for e in ESTABLISHMENTS]
@@ -334,6 +337,7 @@ class MachiKoroState(State):
         self._turn = seat
         self._extra = extra
         self._rerolled = False
+        self._turns[seat] += 1
         active = self._active[seat] = self._built[seat]
         # The legal lists of these phases are constants: set them now rather than on demand.
         if active & TRAIN_STATION:
@@ -478,6 +482,7 @@ class MachiKoroState(State):
     def _finish(self, seat: int) -> None:
         """``seat`` completed all landmarks: it wins (Kosmos) or is placed and leaves (Yucata)."""
         self._placing.append(seat)
+        self._finished_turn[seat] = self._turns[seat]
         if self._kosmos:
             self._game_over()
             return
@@ -553,6 +558,8 @@ class MachiKoroState(State):
             "active": list(self._active),
             "placing": list(self._placing),
             "out": list(self._out),
+            "turns": list(self._turns),
+            "finished_turn": list(self._finished_turn),
             "supply": list(self._supply),
             "deck": list(self._deck),
             "turn": self._turn,
@@ -577,6 +584,8 @@ class MachiKoroState(State):
         d["_active"] = self._active[:]
         d["_placing"] = self._placing[:]
         d["_out"] = self._out[:]
+        d["_turns"] = self._turns[:]
+        d["_finished_turn"] = self._finished_turn[:]
         d["_supply"] = self._supply[:]
         d["_deck"] = self._deck[:]
         d["_full"] = self._full[:]
@@ -617,6 +626,14 @@ class MachiKoroState(State):
 
     def placing(self) -> list[int]:
         return list(self._placing)
+
+    def turns_of(self, seat: int) -> int:
+        """Turns ``seat`` has begun so far (extra turns included)."""
+        return self._turns[seat]
+
+    def finished_turn(self, seat: int) -> int | None:
+        """The turn of its own in which ``seat`` completed its landmarks (``None``: not finished)."""
+        return self._finished_turn[seat]
 
     def is_out(self, seat: int) -> bool:
         return self._out[seat]
