@@ -5,7 +5,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, Option, SeatResult, State, ranks_from_keys
+from ludothek.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    IllegalAction,
+    Option,
+    SeatResult,
+    State,
+    ranks_from_keys,
+    score_part,
+)
 
 TARGET = {"short": 10, "long": 20}
 
@@ -78,6 +88,11 @@ class PigState(State):
             "pot": self.pot,
             "turn": self.turn,
             "my_bonus": self.bonus[seat] if seat is not None else None,
+            "breakdown": [
+                {"seat": r.seat, "rank": r.rank, "total": r.score,
+                 "parts": [score_part("points", "Punkte", "points", r.score)]}
+                for r in self.result()
+            ] if self.is_terminal() else None,
         }
 
     def result(self) -> list[SeatResult]:
