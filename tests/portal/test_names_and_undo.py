@@ -170,7 +170,7 @@ def test_undo_through_the_api_restores_the_position_and_is_stored(client: TestCl
 
 
 def test_board_offers_undo_exactly_when_allowed(client: TestClient) -> None:
-    gid, by_seat, t = _rtta_turn_with_undo(client)
+    gid, _, t = _rtta_turn_with_undo(client)
     mover = t["mover"]
     store = client.app.state.portal.store  # type: ignore[attr-defined]
     me = TestClient(client.app)
