@@ -102,9 +102,10 @@ def test_stock_yard_action_is_still_up_to_three() -> None:
 
 
 # ----- rulings documented by the audit ------------------------------------------------------------
-def test_turn_order_is_fixed_for_the_round_when_the_start_player_changes() -> None:
-    """The stock yard's last space moves the start player marker for the next round only:
-    the contract windows of B-G keep this round's order."""
+def test_contract_windows_begin_with_the_current_start_player() -> None:
+    """Each window runs "beim Startspieler beginnend" (ruling 20): the marker taken on the stock
+    yard's last space in A moves the start of every later window of the same round at once,
+    while the placement order (and so the tie-break) stays the one the round began with."""
     st = new(3)
     give(st, 0, 26)
     give(st, 2, 30)
@@ -112,11 +113,38 @@ def test_turn_order_is_fixed_for_the_round_when_the_start_player_changes() -> No
     assert kind(st) == "take" and to_move(st) == 2
     play(st, "take:iron+iron+iron")
     assert st.start_player == 2 and st.order == [0, 1, 2]
+    assert kind(st) == "window" and area(st) == "B" and to_move(st) == 2
+    play(st, "pass")
     assert kind(st) == "window" and area(st) == "B" and to_move(st) == 0
     play(st, "pass")
-    assert kind(st) == "window" and to_move(st) == 2
-    play(st, "pass")
     assert st.round == 2 and st.order == [2, 0, 1]
+
+
+def test_contract_22_moves_the_start_of_the_following_windows() -> None:
+    """#22 "Nimm dir den Startspielerstein", played in A's window, makes its player the first
+    to be asked in B's window of the same round."""
+    st = new(3)
+    give(st, 0, 26)
+    give(st, 1, 22)
+    give(st, 2, 30)
+    place(st, {0: ["G", "G"], 1: ["G", "G"], 2: ["G", "G"]})
+    assert kind(st) == "window" and area(st) == "A" and to_move(st) == 1
+    play(st, "play:22")
+    assert st.start_player == 1
+    assert kind(st) == "window" and area(st) == "B" and to_move(st) == 2
+    play(st, "pass")
+    assert kind(st) == "window" and area(st) == "B" and to_move(st) == 0
+
+
+def test_worker_stays_on_its_space_in_the_view_while_its_owner_decides() -> None:
+    """The stock yard worker is still shown on A3 while its owner picks the cubes."""
+    st = new(3)
+    place(st, {0: ["G", "G"], 1: ["G", "G"], 2: ["A3", "G"]})
+    assert kind(st) == "take" and to_move(st) == 2
+    for seat in (0, 1, 2, None):
+        view = st.view(seat) if seat is not None else st.view(None)
+        area_a = next(a for a in view["areas"] if a["area"] == "A")
+        assert next(sp for sp in area_a["spaces"] if sp["id"] == "A3")["worker"] == 2
 
 
 def test_fog_also_closes_area_b_when_it_holds_the_build_space() -> None:

@@ -280,10 +280,10 @@ class SnowdoniaState(EffectsMixin):
             self.place_turn = (self.order.index(seat) + 1) % self.num_players
         elif kind == "window":
             if action == "pass":
-                self._push(["window", d["area"], d["index"] + 1])
+                self._push(["window", d["area"], d["index"] + 1, d["first"]])
             else:
                 # The same player may play more cards: the window resumes after the effect.
-                self._push(["window", d["area"], d["index"]])
+                self._push(["window", d["area"], d["index"], d["first"]])
                 self.play_contract(seat, int(arg))
         elif kind in ("take", "take_two"):
             counts = parse_cube_combo(arg)
@@ -431,13 +431,24 @@ class SnowdoniaState(EffectsMixin):
                 return
 
     def _task_area(self, area: str) -> None:
-        self._push(["window", area, 0], ["spaces", area], ["after", area])
+        self._push(["window", area, 0, -1], ["spaces", area], ["after", area])
 
-    def _task_window(self, area: str, index: int) -> None:
-        for i in range(index, self.num_players):
-            seat = self.order[i]
+    def _task_window(self, area: str, index: int, first: int = -1) -> None:
+        """A contract window, "beim Startspieler beginnend" (ruling 20).
+
+        It begins with whoever holds the start player marker when the window
+        opens (``first`` is fixed then), so a marker taken on the stock yard's
+        last space in A, or with #22 in an earlier window, moves the start of
+        every later window of the same round.  A marker taken during this
+        window does not reorder the players still to come in it.
+        """
+        if first < 0:
+            first = self.start_player
+        n = self.num_players
+        for i in range(index, n):
+            seat = (first + i) % n
             if self.playable_contracts(seat, area):
-                self._ask("window", seat, area=area, index=i)
+                self._ask("window", seat, area=area, index=i, first=first)
                 return
 
     def _task_spaces(self, area: str) -> None:

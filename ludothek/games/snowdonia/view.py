@@ -61,8 +61,15 @@ def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
 
 def _areas(st: SnowdoniaState) -> list[dict[str, Any]]:
     out = []
+    # A worker leaves its space only once its action is done: while its owner still decides
+    # there (stock yard, workshop, build, contract), the view keeps it standing on the space.
+    d = st.decision
+    acting = (d.get("space"), d["seat"]) if d is not None and d.get("space") else (None, None)
     for area in AREAS:
-        spaces = [{"id": s, "worker": st.spaces.get(s), "action": st.space_action(s)} for s in st.area_spaces(area)]
+        spaces = [
+            {"id": s, "worker": acting[1] if s == acting[0] else st.spaces.get(s), "action": st.space_action(s)}
+            for s in st.area_spaces(area)
+        ]
         out.append(
             {
                 "area": area,
