@@ -337,6 +337,9 @@ class State(ABC):
         Anything illegal raises `IllegalAction` before the state changes; its
         message names seats by ``names`` (as `seat_name` does).
         """
+        if names is None:  # the hot path of bots and replays: no context to set
+            self._apply_checked(action, seat)
+            return
         with naming(names):
             self._apply_checked(action, seat)
 
