@@ -393,10 +393,10 @@ class State(ABC):
         """Why ``seat`` may not take back its last action now, or ``None`` when it may.
 
         A seat may take back its own last action in force as long as nothing
-        happened after it: no chance outcome was drawn and no other seat acted.
-        Repeated undos walk back through the seat's run of actions, which is the
-        turn it is playing (or has just ended), never past a chance outcome or
-        another seat's move.
+        happened after it: no chance outcome was drawn and no other seat acted
+        (not even in a move it took back since).  Repeated undos walk back
+        through the seat's run of actions, which is the turn it is playing (or
+        has just ended), never past a chance outcome or another seat's move.
         """
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players:
             return f"there is no seat {seat!r} in this game"
@@ -408,30 +408,41 @@ class State(ABC):
         last = self._history[stack[-1]]
         if last.seat == CHANCE:
             return "a random outcome has been drawn since your last action, so it cannot be taken back"
-        if last.seat != seat:
-            return f"{seat_name(last.seat)} has acted since, so your last action cannot be taken back"
+        # Other seats' moves after it count even when they were taken back: they saw the position.
+        other = next((e for e in [last, *self._history[stack[-1] + 1:]] if e.seat != seat), None)
+        if other is not None:
+            return f"{seat_name(other.seat)} has acted since, so your last action cannot be taken back"
         return None
 
     def can_undo(self, seat: int) -> bool:
         return self.undo_refusal(seat) is None
 
-    def undo(self, seat: int, names: Sequence[str] | None = None) -> None:
+    def undo(self, seat: int, names: Sequence[str] | None = None, before: State | None = None) -> None:
         """Take back ``seat``'s last action in force; the undo itself stays in the history.
 
-        The position becomes exactly the one before that action (it is rebuilt
+        The position becomes exactly the one before that action.  It is rebuilt
         by replaying the actions still in force, so every game gets undo for
-        free).  Refused with `IllegalAction` (nothing changes) unless
-        `undo_refusal` allows it.  Records keep both the action and the undo
-        entry, so they replay to this very state.
+        free; a caller that kept the position from just before that action
+        passes it as ``before`` (a copy is taken) to skip the replay.  Refused
+        with `IllegalAction` (nothing changes) unless `undo_refusal` allows it.
+        Records keep both the action and the undo entry, so they replay to this
+        very state.
         """
         with naming(names):
             reason = self.undo_refusal(seat)
         if reason is not None:
             raise IllegalAction(reason)
         stack = self._in_force()
-        fresh = self.game.new_state(self.num_players, self.options)
-        for index in stack[:-1]:
-            fresh.apply_action(self._history[index].action)
+        kept = [(self._history[i].seat, self._history[i].action) for i in stack[:-1]]
+        if before is not None:
+            theirs = before._history
+            if [(theirs[i].seat, theirs[i].action) for i in before._in_force()] != kept:
+                raise ValueError("'before' is not the position before the action to take back")
+            fresh = before.clone()
+        else:
+            fresh = self.game.new_state(self.num_players, self.options)
+            for _, action in kept:
+                fresh.apply_action(action)
         journal = [*self._history, HistoryEntry(seat, UNDO)]
         self.__dict__.clear()
         self.__dict__.update(fresh.__dict__)

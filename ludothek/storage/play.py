@@ -28,7 +28,7 @@ from .errors import (
 from .info import GameEvent, GameInfo
 from .lobby import LobbyStore
 from .models import ActionRow, utcnow
-from .tracked import Tracked
+from .tracked import Tracked, undone_rows
 
 
 class PlayStore(LobbyStore):
@@ -49,9 +49,10 @@ class PlayStore(LobbyStore):
                 .order_by(ActionRow.seq)
             ).all()
         tracked = Tracked(eng.initial_state(self.record_of(info, [])), info.seat_names())
+        undone = undone_rows([(r.seat, r.action) for r in rows])
         for index, r in enumerate(rows):
             try:
-                tracked.apply(r.seat, r.action)
+                tracked.apply(r.seat, r.action, keep_before=index in undone)
             except IllegalAction as exc:
                 raise eng.ReplayError(
                     f"game {info.id}: stored action {index + 1} ({r.action!r}) does not apply: {exc}", index, r.action

@@ -55,9 +55,16 @@ class Tracked:
         self.log: list[LogEntry] = []
         #: Indices into ``log`` of the lines whose actions are in force (what an undo takes back).
         self._in_force: list[int] = []
+        #: Copies of the position before each action of the last mover's current run, newest last
+        #: (``None`` where none was kept): an undo restores one instead of replaying the game.
+        self._befores: list[State | None] = []
 
-    def apply(self, seat: int, action: str) -> None:
-        """Apply one action (seat ``CHANCE`` for an outcome), logging it first: describe needs the state before."""
+    def apply(self, seat: int, action: str, keep_before: bool = True) -> None:
+        """Apply one action (seat ``CHANCE`` for an outcome), logging it first: describe needs the state before.
+
+        ``keep_before=False`` skips keeping a copy for a later undo (replaying
+        stored moves passes it for actions that are never taken back).
+        """
         state = self.state
         with naming(self.names):
             if seat == CHANCE:
@@ -77,13 +84,25 @@ class Tracked:
             hidden = (
                 {lang: state.describe_hidden(action, lang) for lang in eng.LANGS} if visible_to is not None else None
             )
+            before = state.clone() if keep_before and seat != CHANCE else None
             state.apply_action(action, None if seat == CHANCE else seat)
+        same_run = bool(self._in_force) and seat != CHANCE and self.log[self._in_force[-1]].seat == seat
+        if seat == CHANCE:
+            self._befores = []
+        elif same_run:
+            self._befores.append(before)
+        else:
+            self._befores = [before]
         self._in_force.append(len(self.log))
         self.log.append(LogEntry(len(self.log) + 1, seat, action, visible_to, text, hidden))
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last action (`State.undo`); its log line is marked undone, the undo logged."""
-        self.state.undo(seat, self.names)  # raises IllegalAction, changing nothing, when not allowed
+        before = self._befores[-1] if self._befores else None
+        # Raises IllegalAction, changing nothing, when not allowed.
+        self.state.undo(seat, self.names, before=before)
+        if self._befores:
+            self._befores.pop()
         index = self._in_force.pop()
         self.log[index] = dataclasses.replace(self.log[index], undone=True)
         with naming(self.names):
@@ -94,4 +113,17 @@ class Tracked:
         return [e.for_viewer(viewer, lang) for e in self.log]
 
 
-__all__ = ["LogEntry", "Tracked"]
+def undone_rows(rows: list[tuple[int, str]]) -> set[int]:
+    """Indices of the stored actions that a later undo row takes back (the only ones worth a copy)."""
+    stack: list[int] = []
+    undone: set[int] = set()
+    for index, (seat, action) in enumerate(rows):
+        if action == UNDO and seat != CHANCE:
+            if stack:
+                undone.add(stack.pop())
+        else:
+            stack.append(index)
+    return undone
+
+
+__all__ = ["LogEntry", "Tracked", "undone_rows"]

@@ -99,3 +99,36 @@ def test_describe_and_refusals_use_the_given_names() -> None:
     assert s.describe(action, "de", names=["anna", "bob"]).startswith("anna ")
     with pytest.raises(IllegalAction, match=r"\(anna is to move\)"):
         s.apply_action(action, seat=1, names=["anna", "bob"])
+
+
+def test_a_seat_that_saw_another_seats_moves_cannot_undo_even_after_they_were_taken_back() -> None:
+    s = new_game(2, start=1, trade="on")
+    roll(s, "W", "W", "S")  # seat 0 has goods to offer
+    while s.phase != "trade":
+        s.apply_action("done" if "done" in s.legal_actions() else s.legal_actions()[0])
+    s.apply_action("offer:2")
+    s.apply_action(next(a for a in s.legal_actions() if a.startswith("give:")))
+    s.apply_action(next(a for a in s.legal_actions() if a.startswith("ask:")))
+    s.apply_action("propose")
+    assert s.current_player() == 1 and s.can_undo(0)  # nobody has answered yet: the offer may still go back
+    s.apply_action("decline")
+    assert s.can_undo(1) and not s.can_undo(0)
+    s.undo(1)  # seat 1 takes its answer back: the offer waits for an answer again
+    assert s.current_player() == 1
+    with pytest.raises(IllegalAction, match="Player 2 has acted since"):
+        s.undo(0)
+
+
+def test_undo_with_a_kept_position_skips_the_replay_and_checks_it() -> None:
+    s = _building_turn()
+    kept = s.clone()
+    s.apply_action(next(a for a in s.legal_actions() if a.startswith("work:")))
+    expected = s.clone()
+    expected.undo(0)
+    s.undo(0, before=kept)
+    assert s.snapshot() == expected.snapshot() and s.history() == expected.history()
+    wrong = _building_turn()
+    wrong.apply_action(next(a for a in wrong.legal_actions() if a.startswith("work:")))
+    wrong.apply_action(next(a for a in wrong.legal_actions() if a.startswith("work:")))
+    with pytest.raises(ValueError, match="not the position before"):
+        wrong.undo(0, before=kept)

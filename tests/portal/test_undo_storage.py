@@ -1,0 +1,74 @@
+"""Undo in the store: stored as a row of its own, refused without writing, replayed after a restart."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ludothek import engine as eng
+from ludothek.portal.gameview import engine_log_equivalent
+from ludothek.storage import Store
+from ludothek.storage.undo import UndoRefused
+from tests.portal.test_storage import empty_db, new_store  # noqa: F401  (the fixture, on SQLite and PostgreSQL)
+
+
+def _rtta_game(store: Store) -> int:
+    a = store.register("alice", "password-a")
+    b = store.register("bob", "password-b")
+    gid = store.create_game(a, "rolltheages", 2, {})
+    store.join(gid, b)
+    return gid
+
+
+def test_undo_rows_replay_after_a_restart(empty_db: str) -> None:  # noqa: F811
+    store = new_store(empty_db)
+    gid = _rtta_game(store)
+    rng = random.Random(2)
+    undos = 0
+    for _ in range(150):
+        info = store.game(gid)
+        if info.status != "running":
+            break
+        with store.state(gid) as (_, tracked):
+            assert tracked is not None
+            can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
+            action = rng.choice(tracked.state.legal_actions())
+        if can and rng.random() < 0.5:
+            store.undo(gid, info.to_move, info.seq)
+            undos += 1
+        else:
+            store.submit(gid, info.to_move, action, info.seq)
+    assert undos >= 3
+    with store.state(gid) as (info, tracked):
+        assert tracked is not None
+        before, seq = tracked.state.snapshot(), info.seq
+        logs = {(v, lang): tracked.log_for(v, lang) for v in (0, 1, None) for lang in eng.LANGS}
+        assert sum(1 for line in logs[(0, "en")] if line["undone"]) == undos
+    rec = store.record(gid)
+    assert sum(1 for a in rec["actions"] if a["action"] == eng.UNDO) == undos
+    assert eng.replay(rec).snapshot() == before
+    store.engine.dispose()
+
+    again = new_store(empty_db)  # a new process: the state and the log are rebuilt from the rows
+    with again.state(gid) as (info, tracked):
+        assert tracked is not None and info.seq == seq
+        assert tracked.state.snapshot() == before
+        for (viewer, lang), log in logs.items():
+            assert tracked.log_for(viewer, lang) == log
+            assert log == engine_log_equivalent(tracked, viewer, lang)
+    again.engine.dispose()
+
+
+def test_refused_undo_writes_nothing(empty_db: str) -> None:  # noqa: F811
+    store = new_store(empty_db)
+    gid = _rtta_game(store)
+    info = store.game(gid)
+    other = 1 - info.to_move
+    with pytest.raises(UndoRefused):  # the game began with chance outcomes only
+        store.undo(gid, info.to_move, info.seq)
+    with pytest.raises(UndoRefused, match="has acted since|random outcome"):
+        store.undo(gid, other, info.seq)
+    assert store.game(gid).seq == info.seq
+    assert len(store.record(gid)["actions"]) == info.seq
+    store.engine.dispose()
