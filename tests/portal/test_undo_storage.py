@@ -67,7 +67,7 @@ def test_refused_undo_writes_nothing(empty_db: str) -> None:  # noqa: F811
     other = 1 - info.to_move
     with pytest.raises(UndoRefused):  # the game began with chance outcomes only
         store.undo(gid, info.to_move, info.seq)
-    with pytest.raises(UndoRefused, match="has acted since|random outcome"):
+    with pytest.raises(UndoRefused, match=r"has acted since|random outcome"):
         store.undo(gid, other, info.seq)
     assert store.game(gid).seq == info.seq
     assert len(store.record(gid)["actions"]) == info.seq
