@@ -65,12 +65,16 @@ def breakdown(state: MachiKoroState) -> list[dict[str, Any]]:
                 "de": f"als {_ordinal(place, 'de')} fertig, im {turn}. eigenen Zug",
                 "en": f"finished {_ordinal(place, 'en')}, in turn {turn} of their own",
             }
-        elif seat in placing:
-            detail = {"de": f"{_ordinal(placing.index(seat) + 1, 'de')} Platz, als Letzter im Spiel",
-                      "en": f"placed {_ordinal(placing.index(seat) + 1, 'en')}, the last one left"}
         else:
-            detail = {"de": f"nicht fertig ({state.turns_of(seat)} Züge)",
-                      "en": f"did not finish ({state.turns_of(seat)} turns)"}
+            played = state.turns_of(seat)
+            turns = {"de": f"{played} {'Zug' if played == 1 else 'Züge'}",
+                     "en": f"{played} {'turn' if played == 1 else 'turns'}"}
+            if seat in placing:
+                place = placing.index(seat) + 1
+                detail = {"de": f"{_ordinal(place, 'de')} Platz, nicht fertig ({turns['de']})",
+                          "en": f"placed {_ordinal(place, 'en')}, did not finish ({turns['en']})"}
+            else:
+                detail = {"de": f"nicht fertig ({turns['de']})", "en": f"did not finish ({turns['en']})"}
         parts.append(score_part("finish", "Zieleinlauf", "finish", None, detail))
         out.append({"seat": seat, "rank": r.rank, "total": r.score, "parts": parts})
     return out
