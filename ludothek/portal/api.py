@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage.models import MAX_ID
+from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
 
-from .context import current_user, lang_of, portal_of, session_of
+from .account import change_password_braked
+from .context import GameId, current_user, lang_of, portal_of, session_of
 from .gameview import game_summary, seat_context
-from .security import csrf_ok
+from .sessions import csrf_ok
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -62,6 +65,9 @@ class Credentials(BaseModel):
     name: str = Field(max_length=40)
     password: str = Field(max_length=200)
     label: str = Field(default="", max_length=80, description="a name for the token")
+    expires_in_days: int | None = Field(
+        default=None, ge=1, le=MAX_TOKEN_DAYS, description="the token stops working after this many days"
+    )
 
 
 class Registration(BaseModel):
@@ -135,12 +141,55 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
         portal.throttle.failed(keys)
         raise
     portal.throttle.succeeded(keys)
-    return {"token": portal.store.create_token(user.id, body.label), "user": user_json(user)}
+    token = portal.store.create_token(user.id, body.label, body.expires_in_days)
+    return {"token": token, "user": user_json(user)}
 
 
 @router.get("/me", summary="Who I am")
 async def me(user: User) -> dict[str, Any]:
     return user_json(user)
+
+
+def token_json(t: TokenInfo) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "label": t.label,
+        "created_at": t.created_at.isoformat(),
+        "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None,
+        "expires_at": t.expires_at.isoformat() if t.expires_at else None,
+    }
+
+
+@router.get("/tokens", summary="My API tokens (label, creation, last use, expiry; never the token itself)")
+async def list_tokens(request: Request, user: User) -> list[dict[str, Any]]:
+    return [token_json(t) for t in portal_of(request).store.tokens(user.id)]
+
+
+@router.delete("/tokens/{token_id}", status_code=204, summary="Revoke one of my API tokens at once")
+async def revoke_token(
+    token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User
+) -> Response:
+    portal_of(request).store.revoke_token(user.id, token_id)
+    return Response(status_code=204)
+
+
+class PasswordChange(BaseModel):
+    current: str = Field(max_length=200, description="the password now")
+    new: str = Field(max_length=200, description="the new password (at least 8 characters)")
+
+
+@router.post("/password", status_code=204,
+             summary="Change my password; every other session and API token ends")
+def change_password(body: PasswordChange, request: Request, user: User) -> Response:
+    change_password_braked(request, user, body.current, body.new)
+    return Response(status_code=204)
+
+
+@router.post("/logout-everywhere", status_code=204,
+             summary="End every browser session and revoke every API token of mine, this one too")
+async def logout_everywhere(request: Request, user: User) -> Response:
+    portal_of(request).store.end_sessions(user.id)
+    return Response(status_code=204)
 
 
 # ----------------------------------------------------------------------------- games
@@ -195,34 +244,34 @@ def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str,
 
 @router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
 async def get_game(
-    game_id: int, request: Request, user: MaybeUser, lang: Lang = None,
+    game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
     log: Annotated[bool, Query(description="include the game log")] = True,
 ) -> JSONResponse:
     return JSONResponse(game_state(request, game_id, user, lang or lang_of(request, user), with_log=log))
 
 
 @router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
-async def join(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     info = portal_of(request).store.join(game_id, user)
     return game_summary(info, user, user.lang)
 
 
 @router.post("/games/{game_id}/leave", summary="Give back my seat before the game starts")
-async def leave(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.leave(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
 @router.post("/games/{game_id}/cancel", summary="Cancel my invitation before the game starts")
-async def cancel(game_id: int, request: Request, user: User) -> dict[str, Any]:
+async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.cancel(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
 @router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
-async def submit(game_id: int, body: Move, request: Request, user: User, lang: Lang = None) -> JSONResponse:
+async def submit(game_id: GameId, body: Move, request: Request, user: User, lang: Lang = None) -> JSONResponse:
     """Apply the move; the answer is my new view and legal actions (as GET /api/games/{id} without the log)."""
     language = lang or user.lang
     answer: dict[str, Any] = {}
@@ -264,7 +313,7 @@ async def undo(game_id: int, body: UndoRequest, request: Request, user: User, la
 
 
 @router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")
-async def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[str, Any]:
+async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> dict[str, Any]:
     store = portal_of(request).store
     info = store.game(game_id)
     viewer: int | str | None = "all" if info.status == "finished" else info.seat_of(user.id if user else None)
@@ -272,7 +321,7 @@ async def get_record(game_id: int, request: Request, user: MaybeUser) -> dict[st
 
 
 @router.get("/games/{game_id}/log", summary="The game log as sentences in my language")
-async def get_log(game_id: int, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
+async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     with store.state(game_id) as (info, tracked):

@@ -19,14 +19,16 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from ludothek.storage import Store, StoreError, make_engine, migrate
+from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
 
-from . import api, pages
+from . import account, api, pages
 from .botrunner import BotRunner
-from .context import Portal, bearer_token, portal_of
+from .context import GameId, Portal, bearer_token, portal_of
+from .hardening import SecurityHeaders
 from .live import Hub, RedisHub
-from .security import COOKIE, LoginThrottle, SessionCodec
+from .security import LoginThrottle
+from .sessions import COOKIE, SessionCodec
 from .settings import Settings
 
 PACKAGE = resources.files("ludothek.portal")
@@ -54,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store.purge_expired_guests()
+        store.purge_expired_sessions()
         await hub.start()
         bots.start()
         try:
@@ -71,10 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.portal = portal
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(account.router)
     # Routes are matched in order: the two requests every move makes are tried first.
     hot = {"/api/games/{game_id}/actions", "/api/games/{game_id}"}
     app.router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
@@ -89,6 +94,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         errors = exc.errors()
+        if errors and all(e.get("loc", ("",))[0] == "path" for e in errors):
+            # An id no game (or token) can have: the same answer as for one that does not exist.
+            return await store_error(request, NotFound(f"there is nothing at {request.url.path}"))
         if any(e.get("type") == "json_invalid" for e in errors):
             return JSONResponse({"detail": "malformed JSON in the request body", "code": "malformed"}, 400)
         parts = []
@@ -105,7 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/games/{game_id}/live")
     @app.websocket("/api/games/{game_id}/live")
-    async def live(websocket: WebSocket, game_id: int) -> None:
+    async def live(websocket: WebSocket, game_id: GameId) -> None:
         await live_socket(websocket, game_id)
 
     return app
@@ -135,8 +143,8 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
         user = portal.store.user_by_token(token)
     else:
         session = portal.codec.load(websocket.cookies.get(COOKIE))
-        if session.uid is not None:
-            user = portal.store.user(session.uid)
+        if session.sid is not None:
+            user = portal.store.session_user(session.sid)
     await websocket.accept()
     queue = portal.hub.watch(game_id)
     try:

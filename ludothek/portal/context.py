@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Path, Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from ludothek.storage import Store, UserInfo
+from ludothek.storage.models import MAX_ID
+from ludothek.storage.sessions import Credential
 
 from .botrunner import BotRunner
 from .i18n import choose_lang
 from .live import Hub
-from .security import COOKIE, SESSION_MAX_AGE, LoginThrottle, Session, SessionCodec
+from .security import LoginThrottle
+from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
+
+#: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
+#: "no such game" (404) on every route instead of a driver's overflow error.
+GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="the game's id")]
 
 
 @dataclass
@@ -64,13 +71,45 @@ def current_user(request: Request) -> UserInfo | None:
     else:
         request.state.via_token = False
         session = session_of(request)
-        if session.uid is not None:
-            user = portal.store.user(session.uid)
-            if user is None:  # expired guest or deleted user: forget it
-                session.uid = None
+        if session.sid is not None:
+            user = portal.store.session_user(session.sid)
+            if user is None:  # ended, expired, an expired guest or a deleted user: forget it
+                session.sid = None
                 session.dirty = True
     request.state.user = user
     return user
+
+
+def credential_of(request: Request) -> Credential:
+    """The credential this request came with (a change to the account keeps exactly that one)."""
+    token = bearer_token(request)
+    if token is not None:
+        return Credential(token=token)
+    return Credential(session=session_of(request).sid)
+
+
+def log_in(request: Request, user: UserInfo) -> None:
+    """Start a new server-side session for ``user`` in this browser (ending the one it had)."""
+    store = portal_of(request).store
+    session = session_of(request)
+    if session.sid is not None:
+        store.end_session(session.sid)
+    session.sid = store.open_session(user.id)
+    session.lang = user.lang
+    session.csrf = new_csrf()  # a new CSRF secret with every login
+    session.dirty = True
+    request.state.user = user
+
+
+def log_out(request: Request) -> None:
+    """End this browser's session on the server: a copy of the cookie stops working too."""
+    session = session_of(request)
+    if session.sid is not None:
+        portal_of(request).store.end_session(session.sid)
+    session.sid = None
+    session.csrf = new_csrf()
+    session.dirty = True
+    request.state.user = None
 
 
 def lang_of(request: Request, user: UserInfo | None = None) -> str:

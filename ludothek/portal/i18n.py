@@ -214,3 +214,54 @@ def choose_lang(accept_language: str | None) -> str:
         if code in LANGS:
             return code
     return "en"
+
+
+#: Sessions, tokens and passwords on the account page (issue 15).
+TEXTS.update({
+    "token_expires": {"de": "Läuft ab", "en": "Expires"},
+    "token_expires_on": {"de": "läuft ab am {when}", "en": "expires {when}"},
+    "token_no_expiry": {"de": "läuft nie ab", "en": "never expires"},
+    "token_never": {"de": "nie", "en": "never"},
+    "token_days": {"de": "nach {n} Tagen", "en": "after {n} days"},
+    "token_last_used": {"de": "zuletzt benutzt", "en": "last used"},
+    "token_unused": {"de": "noch nie benutzt", "en": "never used"},
+    "token_revoke": {"de": "Widerrufen", "en": "Revoke"},
+    "tokens_none": {"de": "Du hast keine API-Tokens.", "en": "You have no API tokens."},
+    "password_change": {"de": "Passwort ändern", "en": "Change password"},
+    "password_current": {"de": "Jetziges Passwort", "en": "Current password"},
+    "password_new": {"de": "Neues Passwort", "en": "New password"},
+    "password_change_note": {
+        "de": "Danach sind alle anderen Anmeldungen beendet und alle API-Tokens widerrufen.",
+        "en": "Afterwards every other login is ended and every API token revoked.",
+    },
+    "password_changed": {
+        "de": "Passwort geändert. Alle anderen Anmeldungen und alle API-Tokens sind beendet.",
+        "en": "Password changed. Every other login and every API token has ended.",
+    },
+    "sessions_title": {"de": "Anmeldungen", "en": "Logins"},
+    "sessions_one": {"de": "Du bist in einem Browser angemeldet.", "en": "You are logged in in one browser."},
+    "sessions_many": {"de": "Du bist in {n} Browsern angemeldet.", "en": "You are logged in in {n} browsers."},
+    "logout_everywhere": {"de": "Überall abmelden", "en": "Log out everywhere"},
+    "logout_everywhere_note": {
+        "de": "Beendet jede Anmeldung in jedem Browser, auch diese, und widerruft alle API-Tokens.",
+        "en": "Ends every login in every browser, this one too, and revokes every API token.",
+    },
+    "err_bad_current_password": {"de": "Das jetzige Passwort stimmt nicht.", "en": "The current password is wrong."},
+    "err_guest_password": {
+        "de": "Ein Gastkonto hat kein Passwort; mach es zuerst zu einem richtigen Konto.",
+        "en": "A guest account has no password; turn it into a real account first.",
+    },
+    "err_guest_name": {
+        "de": "Namen, die mit „guest-“ beginnen, sind Gastkonten vorbehalten.",
+        "en": "Names beginning with “guest-” are kept for guest accounts.",
+    },
+    "err_no_token": {"de": "Dieses Token gibt es nicht.", "en": "There is no such token."},
+    "err_bad_expiry": {
+        "de": "Ein Token läuft nach 1 bis 3650 Tagen ab.",
+        "en": "A token expires after 1 to 3650 days.",
+    },
+    "err_bad_text": {
+        "de": "Die Eingabe enthält Zeichen, die nicht gespeichert werden können.",
+        "en": "The input contains characters that cannot be stored.",
+    },
+})

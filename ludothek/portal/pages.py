@@ -7,7 +7,6 @@ the ``X-CSRF-Token`` header that htmx requests send).
 from __future__ import annotations
 
 import json
-import secrets
 from functools import cache
 from importlib import resources
 from typing import Annotated, Any
@@ -22,11 +21,12 @@ from starlette.responses import Response
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
 
-from .context import current_user, lang_of, portal_of, save_session, session_of
+from .context import GameId, current_user, lang_of, log_in, log_out, portal_of, save_session, session_of
 from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
+from .hardening import local_path
 from .i18n import pick as pick_text
 from .i18n import t
-from .security import csrf_ok
+from .sessions import csrf_ok
 
 router = APIRouter(include_in_schema=False)
 
@@ -103,6 +103,8 @@ def render(request: Request, template: str, user: UserInfo | None, status: int =
 
 
 def redirect(request: Request, url: str) -> Response:
+    """See other (303), or for htmx an ``HX-Redirect``; only ever to a path on this site."""
+    url = local_path(url)
     if request.headers.get("hx-request"):
         response: Response = Response(status_code=204, headers={"HX-Redirect": url})
     else:
@@ -175,15 +177,6 @@ def register_form(request: Request) -> Response:
     return render(request, "login.html", current_user(request), mode="register")
 
 
-def _log_in(request: Request, user: UserInfo) -> None:
-    session = session_of(request)
-    session.uid = user.id
-    session.lang = user.lang
-    session.csrf = secrets.token_urlsafe(24)  # a new CSRF secret with every login
-    session.dirty = True
-    request.state.user = user
-
-
 @router.post("/login")
 def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
@@ -204,7 +197,7 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
     portal.throttle.succeeded(keys)
-    _log_in(request, user)
+    log_in(request, user)
     return redirect(request, "/")
 
 
@@ -218,7 +211,7 @@ def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pa
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
                       error=message_of(exc, lang))
-    _log_in(request, user)
+    log_in(request, user)
     return redirect(request, "/")
 
 
@@ -226,17 +219,14 @@ def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pa
 def guest(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = portal_of(request).store.create_guest(lang_of(request))
-    _log_in(request, user)
+    log_in(request, user)
     return redirect(request, "/")
 
 
 @router.post("/logout")
 def logout(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    session = session_of(request)
-    session.uid = None
-    session.csrf = secrets.token_urlsafe(24)
-    session.dirty = True
+    log_out(request)
     return redirect(request, "/")
 
 
@@ -251,33 +241,7 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
     session = session_of(request)
     session.lang = lang
     session.dirty = True
-    target = next if next.startswith("/") and not next.startswith("//") else "/"
-    return redirect(request, target)
-
-
-@router.get("/account", response_class=HTMLResponse)
-def account(request: Request) -> Response:
-    return render(request, "account.html", need_user(request))
-
-
-@router.post("/account/convert")
-def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
-    check_csrf(request, csrf)
-    user = need_user(request)
-    try:
-        user = portal_of(request).store.convert_guest(user.id, name, password)
-    except StoreError as exc:
-        return render(request, "account.html", user, status=exc.status, error=message_of(exc, user.lang))
-    _log_in(request, user)
-    return redirect(request, "/account")
-
-
-@router.post("/account/tokens")
-def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] = "") -> Response:
-    check_csrf(request, csrf)
-    user = need_user(request)
-    token = portal_of(request).store.create_token(user.id, label)
-    return render(request, "account.html", user, new_token=token)
+    return redirect(request, local_path(next))
 
 
 # ----------------------------------------------------------------------------- lobby
@@ -347,21 +311,21 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 
 
 @router.post("/games/{game_id}/join")
-def join(request: Request, game_id: int, csrf: CsrfField) -> Response:
+def join(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal_of(request).store.join(game_id, need_user(request))
     return redirect(request, f"/games/{game_id}")
 
 
 @router.post("/games/{game_id}/leave")
-def leave(request: Request, game_id: int, csrf: CsrfField) -> Response:
+def leave(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal_of(request).store.leave(game_id, need_user(request))
     return redirect(request, "/")
 
 
 @router.post("/games/{game_id}/cancel")
-def cancel(request: Request, game_id: int, csrf: CsrfField) -> Response:
+def cancel(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal_of(request).store.cancel(game_id, need_user(request))
     return redirect(request, "/")
@@ -414,17 +378,17 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)
-def game_page(request: Request, game_id: int) -> Response:
+def game_page(request: Request, game_id: GameId) -> Response:
     return game_fragment(request, game_id, current_user(request), full=True)
 
 
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)
-def game_board(request: Request, game_id: int) -> Response:
+def game_board(request: Request, game_id: GameId) -> Response:
     return game_fragment(request, game_id, current_user(request))
 
 
 @router.post("/games/{game_id}/act", response_class=HTMLResponse)
-def act(request: Request, game_id: int, csrf: CsrfField, action: Annotated[str, Form()],
+def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[str, Form()],
         seq: Annotated[str, Form()]) -> Response:
     """One click = one engine action.  A refusal re-renders the board with the reason."""
     check_csrf(request, csrf)

@@ -1,68 +1,11 @@
-"""Sessions, CSRF protection and the brake on repeated failed logins.
-
-The session is a signed cookie (itsdangerous, HMAC-SHA1 over JSON), HttpOnly
-and SameSite=Lax, holding only the user id, a CSRF secret and the language.
-Every state-changing request made with the cookie must carry that CSRF value,
-as a form field ``csrf`` or a header ``X-CSRF-Token``; requests with an API
-token (``Authorization: Bearer``) carry no cookie and need none.
-"""
+"""The brake on repeated failed logins (sessions and CSRF: ``ludothek.portal.sessions``)."""
 
 from __future__ import annotations
 
-import hmac
-import secrets
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any
-
-from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from ludothek.storage import TooManyAttempts
-
-COOKIE = "ludothek_session"
-SESSION_MAX_AGE = 30 * 24 * 3600
-
-
-@dataclass
-class Session:
-    """The decoded session cookie; ``dirty`` means the response must set it again."""
-
-    uid: int | None = None
-    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    lang: str | None = None
-    dirty: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"uid": self.uid, "csrf": self.csrf, "lang": self.lang}
-
-
-class SessionCodec:
-    def __init__(self, secret: str) -> None:
-        self._s = URLSafeTimedSerializer(secret, salt="ludothek-session")
-
-    def load(self, cookie: str | None) -> Session:
-        if cookie:
-            try:
-                data = self._s.loads(cookie, max_age=SESSION_MAX_AGE)
-                if isinstance(data, dict) and isinstance(data.get("csrf"), str):
-                    uid = data.get("uid")
-                    lang = data.get("lang")
-                    return Session(
-                        uid=uid if isinstance(uid, int) else None,
-                        csrf=data["csrf"],
-                        lang=lang if lang in ("de", "en") else None,
-                    )
-            except BadSignature:
-                pass
-        return Session(dirty=True)
-
-    def dump(self, session: Session) -> str:
-        return self._s.dumps(session.to_json())
-
-
-def csrf_ok(session: Session, token: str | None) -> bool:
-    return bool(token) and hmac.compare_digest(session.csrf, str(token))
 
 
 class LoginThrottle:

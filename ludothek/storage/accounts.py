@@ -1,4 +1,4 @@
-"""Accounts: registration, guests, logins and API tokens."""
+"""Accounts: registration, guests and logins (credentials: `sessions`)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,13 @@ from .errors import (
     NotFound,
     Unauthorized,
 )
-from .info import UserInfo, aware, token_hash
-from .models import ApiToken, SeatRow, User, utcnow
+from .info import UserInfo, aware
+from .models import SeatRow, User, utcnow
+from .text import check_text
 
 NAME_RE = re.compile(r"^[A-Za-z0-9ÄÖÜäöüß_.\-]{3,20}$")
+#: Names of this form belong to guests (``create_guest``): a real account cannot pose as one.
+GUEST_NAME_RE = re.compile(r"^guest-", re.IGNORECASE)
 MIN_PASSWORD = 8
 GUEST_LIFETIME = timedelta(hours=24)
 
@@ -41,11 +44,14 @@ class AccountStore(StoreBase):
             raise BadRequest(
                 "a user name has 3 to 20 letters, digits, '.', '_' or '-'", code_key="bad_name"
             )
+        if GUEST_NAME_RE.match(name):
+            raise BadRequest("names beginning with 'guest-' are kept for guest accounts", code_key="guest_name")
         return name
 
     def _check_password(self, password: str) -> None:
         if not isinstance(password, str) or len(password) < MIN_PASSWORD:
             raise BadRequest(f"a password has at least {MIN_PASSWORD} characters", code_key="bad_password")
+        check_text(password, "the password", 200)
 
     def register(self, name: str, password: str, lang: str = "en") -> UserInfo:
         self._check_name(name)
@@ -108,8 +114,10 @@ class AccountStore(StoreBase):
 
     def authenticate(self, name: str, password: str) -> UserInfo:
         """The user with this name and password; `Unauthorized` otherwise (same message either way)."""
+        check_text(name, "the user name", 40)
+        check_text(password, "the password", 200)
         with self.engine.begin() as conn:
-            row = conn.execute(select(User).where(User.name_key == str(name).lower())).first()
+            row = conn.execute(select(User).where(User.name_key == name.lower())).first()
         refusal = Unauthorized("wrong user name or password", code_key="bad_login")
         if row is None or row.password_hash is None:
             # Hash anyway so that timing does not reveal whether the name exists.
@@ -139,6 +147,7 @@ class AccountStore(StoreBase):
         return info
 
     def user_by_name(self, name: str) -> UserInfo | None:
+        check_text(name, "the user name", 40)
         with self.engine.begin() as conn:
             row = conn.execute(select(User).where(User.name_key == str(name).lower())).first()
         return None if row is None else self._user_info(row)
@@ -149,27 +158,6 @@ class AccountStore(StoreBase):
         with self.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(lang=lang))
         self._forget_user(user_id)
-
-    def create_token(self, user_id: int, label: str = "") -> str:
-        """A new API token; only its hash is stored, so it is shown once."""
-        token = "ldk_" + secrets.token_urlsafe(32)
-        with self.engine.begin() as conn:
-            conn.execute(
-                insert(ApiToken).values(
-                    user_id=user_id, token_hash=token_hash(token), label=str(label)[:80], created_at=utcnow()
-                )
-            )
-        return token
-
-    def user_by_token(self, token: str) -> UserInfo | None:
-        digest = token_hash(token)
-
-        def load() -> UserInfo | None:
-            with self.engine.begin() as conn:
-                uid = conn.execute(select(ApiToken.user_id).where(ApiToken.token_hash == digest)).scalar()
-            return None if uid is None else self.user(uid)
-
-        return self._cached_user(("token", digest), load)
 
     def purge_expired_guests(self) -> int:
         """Delete expired guests that never joined a game; their names become free again."""

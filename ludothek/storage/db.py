@@ -70,9 +70,26 @@ def _alembic_config(engine: Engine) -> Config:
 def migrate(engine: Engine) -> None:
     """Bring the database to the newest schema (creating it when empty)."""
     cfg = _alembic_config(engine)
-    with engine.begin() as connection:
-        cfg.attributes["connection"] = connection
-        command.upgrade(cfg, "head")
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            # Batch migrations rebuild a table by copying it and dropping the old one.  With
+            # foreign keys enforced, that drop would delete every referencing row (ON DELETE
+            # CASCADE), so enforcement is off meanwhile; the pragma only works outside a transaction.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        try:
+            with connection.begin():
+                cfg.attributes["connection"] = connection
+                command.upgrade(cfg, "head")
+                if sqlite:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"the migration left dangling foreign keys: {broken[:5]}")
+        finally:
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
 
 
 def schema_revision(engine: Engine) -> str | None:

@@ -86,5 +86,6 @@ class GameEvent:
 
 def token_hash(token: str) -> str:
     """API tokens are stored only as their SHA-256 digest."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    # surrogatepass: a malformed token must be "unknown", not an encoding error.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -25,6 +25,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+#: The largest id an ``Integer`` column holds everywhere (it is int4 on PostgreSQL); routes and
+#: the store refuse larger ids as unknown instead of letting the driver fail.
+MAX_ID = 2**31 - 1
+
 
 def utcnow() -> datetime:
     """The current time in UTC, timezone-aware (stored as UTC everywhere)."""
@@ -45,6 +49,9 @@ class Meta(Base):
 
 class User(Base):
     __tablename__ = "users"
+    #: Ids are never handed out twice (SQLite AUTOINCREMENT; a sequence on PostgreSQL): a credential
+    #: that outlived its account must never come to name a newer one.
+    __table_args__ = {"sqlite_autoincrement": True}
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
     #: Lower-cased name: names are unique regardless of case.
@@ -61,11 +68,32 @@ class ApiToken(Base):
     """A token that lets a program act for a user; only its SHA-256 hash is stored."""
 
     __tablename__ = "api_tokens"
+    __table_args__ = {"sqlite_autoincrement": True}
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     label: Mapped[str] = mapped_column(String(80), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Optional: after this moment the token is refused.
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Updated at most once a minute, so that the hot path does not write on every request.
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class SessionRow(Base):
+    """A browser session: the cookie carries a random secret, the database its hash and owner.
+
+    Deleting the row ends the session on every server at once (logout, password change,
+    "log out everywhere"); deleting the user deletes its sessions.
+    """
+
+    __tablename__ = "sessions"
+    __table_args__ = {"sqlite_autoincrement": True}
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class GameRow(Base):

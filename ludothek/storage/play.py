@@ -28,6 +28,7 @@ from .errors import (
 from .info import GameEvent, GameInfo
 from .lobby import LobbyStore
 from .models import ActionRow, utcnow
+from .text import check_text
 from .tracked import Tracked, undone_rows
 
 
@@ -122,6 +123,7 @@ class PlayStore(LobbyStore):
         """
         if not isinstance(action, str) or not action or len(action) > 200:
             raise BadRequest("an action is a non-empty string of at most 200 characters")
+        check_text(action, "the action")
         if isinstance(seq, bool) or not isinstance(seq, int):
             raise BadRequest("seq must be a whole number: the sequence number you saw")
         with self._lock(game_id):

@@ -12,18 +12,20 @@ seq)`` pair is unique.  Of two concurrent submissions exactly one can win, on
 SQLite and PostgreSQL alike; the other gets a clear "stale" refusal.
 
 The store is split by concern: `info` (what it hands out), `base` (engine,
-caches, locks, reading a game), `accounts`, `lobby` and `play`.  `Store`
+caches, locks, reading a game), `accounts`, `sessions` (browser sessions and
+API tokens), `lobby` and `play`.  `Store`
 combines them; import it and the info types from here.
 """
 
 from __future__ import annotations
 
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
+from .sessions import SessionStore
 from .tracked import Tracked
 from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(UndoStore):
+class Store(SessionStore, UndoStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

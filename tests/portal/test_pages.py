@@ -7,7 +7,7 @@ import re
 from fastapi.testclient import TestClient
 
 from ludothek.portal.i18n import TEXTS
-from ludothek.portal.security import COOKIE
+from ludothek.portal.sessions import COOKIE
 from tests.portal.conftest import csrf_of, page_login
 
 

@@ -1,0 +1,108 @@
+"""The account page: turning a guest into an account, API tokens, password, logins.
+
+Every change here that concerns credentials is made in the database, so it
+holds on every server process at once (see ``ludothek.storage.sessions``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Path, Request
+from fastapi.responses import HTMLResponse
+from starlette.responses import Response
+
+from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
+from ludothek.storage.models import MAX_ID
+
+from .context import credential_of, log_in, log_out, portal_of
+from .i18n import t
+from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
+
+router = APIRouter(include_in_schema=False)
+
+
+def change_password_braked(request: Request, user: UserInfo, current: str, new: str) -> None:
+    """Change the password; wrong current passwords count as failed logins (the same brake).
+
+    Otherwise a stolen session could guess the password here without limit.
+    """
+    portal = portal_of(request)
+    keys = [f"user:{user.name.lower()}", f"ip:{request.client.host if request.client else '?'}"]
+    portal.throttle.check(keys)
+    try:
+        portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    except Unauthorized:
+        portal.throttle.failed(keys)
+        raise
+
+
+def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
+    store = portal_of(request).store
+    return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
+                  sessions=store.session_count(user.id), **ctx)
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account(request: Request) -> Response:
+    return account_page(request, need_user(request))
+
+
+@router.post("/account/convert")
+def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        user = portal_of(request).store.convert_guest(user.id, name, password)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    log_in(request, user)  # every credential of the guest has ended: this browser gets a new session
+    return redirect(request, "/account")
+
+
+@router.post("/account/tokens")
+def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] = "",
+              expires_in_days: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        days = int(expires_in_days) if expires_in_days.strip() else None
+    except ValueError:
+        raise BadRequest("the expiry is a number of days", code_key="bad_expiry") from None
+    try:
+        token = portal_of(request).store.create_token(user.id, label, days)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return account_page(request, user, new_token=token)
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+def revoke_token(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    portal_of(request).store.revoke_token(user.id, token_id)
+    return redirect(request, "/account")
+
+
+@router.post("/account/password")
+def change_password(request: Request, csrf: CsrfField, current: Annotated[str, Form()],
+                    new: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        change_password_braked(request, user, current, new)
+    except StoreError as exc:
+        response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
+    return account_page(request, user, notice=t("password_changed", user.lang))
+
+
+@router.post("/account/logout-everywhere")
+def logout_everywhere(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    portal_of(request).store.end_sessions(user.id)
+    log_out(request)
+    return redirect(request, "/")
