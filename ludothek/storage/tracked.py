@@ -100,7 +100,12 @@ class Tracked:
         """Take back ``seat``'s last action (`State.undo`); its log line is marked undone, the undo logged."""
         before = self._befores[-1] if self._befores else None
         # Raises IllegalAction, changing nothing, when not allowed.
-        self.state.undo(seat, self.names, before=before)
+        try:
+            self.state.undo(seat, self.names, before=before)
+        except IllegalAction:
+            raise
+        except ValueError:  # a kept copy that does not fit (never expected): rebuild by replay instead
+            self.state.undo(seat, self.names)
         if self._befores:
             self._befores.pop()
         index = self._in_force.pop()
