@@ -359,7 +359,7 @@ class State(ABC):
         self._history.append(HistoryEntry(player, action, visible_to))
 
     def history(self, viewer: int | str | None = "all") -> list[HistoryEntry]:
-        """Applied actions with their seats.
+        """Applied actions with their seats, and undo entries (action `UNDO`) after the actions they took back.
 
         ``history()`` gives everything (for records); ``history(seat)`` or
         ``history(None)`` (a spectator) replaces secret outcomes by ``"?"``.
