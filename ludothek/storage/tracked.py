@@ -19,6 +19,10 @@ from ludothek import engine as eng
 from ludothek.engine import CHANCE, UNDO, IllegalAction, State, naming
 
 
+#: How many positions of the current run a cached game keeps for undo; older undos replay the game.
+KEEP_BEFORES = 8
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One log line in both languages, as `ludothek.engine.log` would write it for each viewer."""
@@ -91,6 +95,8 @@ class Tracked:
             self._befores = []
         elif same_run:
             self._befores.append(before)
+            if len(self._befores) > KEEP_BEFORES:  # bound the memory a cached game holds
+                self._befores[-KEEP_BEFORES - 1] = None
         else:
             self._befores = [before]
         self._in_force.append(len(self.log))
