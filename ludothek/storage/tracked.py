@@ -18,7 +18,6 @@ from typing import Any
 from ludothek import engine as eng
 from ludothek.engine import CHANCE, UNDO, IllegalAction, State, naming
 
-
 #: How many positions of the current run a cached game keeps for undo; older undos replay the game.
 KEEP_BEFORES = 8
 
