@@ -72,3 +72,28 @@ def test_refused_undo_writes_nothing(empty_db: str) -> None:  # noqa: F811
     assert store.game(gid).seq == info.seq
     assert len(store.record(gid)["actions"]) == info.seq
     store.engine.dispose()
+
+
+def test_a_long_run_is_taken_back_step_by_step_past_the_kept_positions() -> None:
+    from ludothek.storage.tracked import KEEP_BEFORES, Tracked
+    from tests.rolltheages.helpers import new_game, roll
+
+    state = new_game(2, start=1, trade="on")
+    roll(state, "W", "S", "S")
+    while state.phase != "trade":
+        state.apply_action("done" if "done" in state.legal_actions() else state.legal_actions()[0])
+    tracked = Tracked(state, ["anna", "bruno"])
+    snapshots = []
+    while len(snapshots) < KEEP_BEFORES + 4:
+        drafting = [a for a in state.legal_actions() if a.startswith(("offer:", "give:", "ask:", "cancel"))]
+        if not drafting:
+            break
+        snapshots.append(state.snapshot())
+        tracked.apply(0, drafting[0])
+    assert len(snapshots) > KEEP_BEFORES
+    for expected in reversed(snapshots):
+        tracked.undo(0)
+        assert tracked.state.snapshot() == expected
+    assert sum(1 for e in tracked.log if e.undone) == len(snapshots)
+    full = eng.log(tracked.state, viewer=0, lang="en", names=["anna", "bruno"])[-len(tracked.log):]
+    assert [(e["text"], e["undone"]) for e in tracked.log_for(0, "en")] == [(e["text"], e["undone"]) for e in full]
