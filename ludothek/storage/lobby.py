@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from ludothek import engine as eng
 from ludothek.bots import make_bot
@@ -22,7 +23,7 @@ from .errors import (
     NotFound,
 )
 from .info import GameEvent, GameInfo, UserInfo, seat_label
-from .models import GameRow, SeatRow, utcnow
+from .models import GameRow, SeatRow, User, utcnow
 from .tracked import Tracked
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
@@ -30,7 +31,6 @@ SEAT_KINDS = ("me", "open", "invite", "bot")
 
 class LobbyStore(AccountStore):
     """Games before they start, and the lists players find them in."""
-
 
     # ------------------------------------------------------------------ lobby
     def create_game(
@@ -98,101 +98,138 @@ class LobbyStore(AccountStore):
         self._maybe_start(gid)
         return gid
 
+    # Every change to a waiting game runs in one transaction that first claims the game row with a
+    # conditional update (``... WHERE id = ? AND status = 'open'``).  On PostgreSQL that takes the row
+    # lock, on SQLite the database's write lock, so two server processes can never interleave a join,
+    # a leave, a cancel and the start of the same game; a change whose game is no longer open changes
+    # nothing.  The per-process lock only spares the database some of that contention.
+    @contextmanager
+    def _open_game(self, game_id: int, *, creator_id: int | None = None) -> Iterator[Connection]:
+        """A transaction holding the claim on the open game ``game_id``; refusals are raised before anything changes."""
+        with self._lock(game_id), self.engine.begin() as conn:
+            claim = update(GameRow).where(GameRow.id == game_id, GameRow.status == "open")
+            if creator_id is not None:
+                claim = claim.where(GameRow.creator_id == creator_id)
+            if conn.execute(claim.values(status="open")).rowcount != 1:
+                row = conn.execute(select(GameRow.status, GameRow.creator_id).where(GameRow.id == game_id)).first()
+                if row is None:
+                    raise NotFound(f"there is no game {game_id}", code_key="no_game")
+                if row.status != "open":
+                    raise Conflict("this game has already started or is over", code_key="not_open")
+                raise Forbidden("only the creator can cancel this game", code_key="not_creator")
+            yield conn
+
+    @staticmethod
+    def _seat_rows(conn: Connection, game_id: int) -> list[Any]:
+        return list(
+            conn.execute(
+                select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot)
+                .where(SeatRow.game_id == game_id)
+                .order_by(SeatRow.seat)
+            )
+        )
+
     def join(self, game_id: int, user: UserInfo) -> GameInfo:
         """Take an open seat or accept a named invitation; starts the game when it is full."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open":
-                raise Conflict("this game has already started or is over", code_key="not_open")
-            if info.seat_of(user.id) is not None:
+        with self._open_game(game_id) as conn:
+            seats = self._seat_rows(conn, game_id)
+            if any(s.kind == "player" and s.user_id == user.id for s in seats):
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
-            mine = [s for s in info.seats if s.kind == "invited" and s.user_id == user.id]
-            free = mine or [s for s in info.seats if s.kind == "open"]
+            mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
+            free = mine or [s for s in seats if s.kind == "open"]
             if not free:
                 raise Conflict("no seat is free for you in this game", code_key="full")
-            with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(SeatRow)
-                    .where(SeatRow.game_id == game_id, SeatRow.seat == free[0].seat, SeatRow.kind == free[0].kind)
-                    .values(kind="player", user_id=user.id)
-                )
-                if res.rowcount != 1:
-                    raise Conflict("someone else took that seat just now; try again")
-        self._maybe_start(game_id)
+            res = conn.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.seat == free[0].seat, SeatRow.kind == free[0].kind)
+                .values(kind="player", user_id=user.id)
+            )
+            if res.rowcount != 1:  # pragma: no cover - the claim above excludes it
+                raise Conflict("someone else took that seat just now; try again")
+            started = self._start_if_full(conn, game_id)
+        self._after_change(game_id, started)
         return self.game(game_id)
 
     def leave(self, game_id: int, user: UserInfo) -> None:
         """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open":
-                raise Conflict("you can leave only before the game starts", code_key="not_open")
-            if info.creator_id == user.id:
+        with self._open_game(game_id) as conn:
+            creator = conn.execute(select(GameRow.creator_id).where(GameRow.id == game_id)).scalar()
+            if creator == user.id:
                 raise Conflict("you created this game: cancel it instead", code_key="creator_leaves")
-            seat = next((s for s in info.seats if s.user_id == user.id and s.kind in ("player", "invited")), None)
-            if seat is None:
+            res = conn.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.user_id == user.id,
+                       SeatRow.kind.in_(("player", "invited")))
+                .values(kind="open", user_id=None)
+            )
+            if res.rowcount != 1:
                 raise Forbidden("you have no seat in this game", code_key="not_seated")
-            with self.engine.begin() as conn:
-                conn.execute(
-                    update(SeatRow)
-                    .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat)
-                    .values(kind="open", user_id=None)
-                )
+        self._after_change(game_id, None)
 
     def cancel(self, game_id: int, user: UserInfo) -> None:
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.creator_id != user.id:
-                raise Forbidden("only the creator can cancel this game", code_key="not_creator")
-            if info.status != "open":
-                raise Conflict("a game can be cancelled only before it starts", code_key="not_open")
-            with self.engine.begin() as conn:
-                conn.execute(update(GameRow).where(GameRow.id == game_id).values(status="cancelled"))
+        """Call off a game that has not started; only its creator may."""
+        with self._open_game(game_id, creator_id=user.id) as conn:
+            conn.execute(
+                update(GameRow).where(GameRow.id == game_id, GameRow.status == "open").values(status="cancelled")
+            )
         self._info_cache.pop(game_id, None)
         self._notify(GameEvent(game_id, 0, -2, "cancelled"))
 
     def _maybe_start(self, game_id: int) -> None:
-        """Start a full game: seats are shuffled so the first player is drawn at random."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open" or any(s.kind in ("open", "invited") for s in info.seats):
-                return
-            occupants = [(s.kind, s.user_id, s.bot) for s in info.seats]
-            CHANCE_RNG.shuffle(occupants)
-            state = eng.load(info.game).new_state(info.num_players, info.options)
-            user_names = {s.user_id: s.name for s in info.seats if s.user_id is not None}
-            names = [seat_label(k, i, user_names.get(u) if u is not None else None) or "?"
-                     for i, (k, u, _) in enumerate(occupants)]
-            tracked = Tracked(state, names)
-            actions = self._resolve_chance(tracked)
-            now = utcnow()
-            with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(GameRow)
-                    .where(GameRow.id == game_id, GameRow.status == "open")
-                    .values(
-                        status="running", started_at=now, seq=len(actions), to_move=state.current_player(),
-                        turn_since=now,
-                    )
-                )
-                if res.rowcount != 1:
-                    return
-                conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
-                conn.execute(
-                    insert(SeatRow),
-                    [
-                        {"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b}
-                        for i, (k, u, b) in enumerate(occupants)
-                    ],
-                )
-                self._insert_actions(conn, game_id, 0, actions, now)
-                self._finish_if_over(conn, game_id, state, now)
-            self._cache_put(game_id, tracked)
-        self._info_cache.pop(game_id, None)
-        info = self.game(game_id)
-        to_move = state.current_player()
-        self._notify(GameEvent(game_id, len(actions), to_move, info.status, info.is_bot_seat(to_move)))
+        """Start the game if no seat is left to fill (a new game against bots only)."""
+        try:
+            with self._open_game(game_id) as conn:
+                started = self._start_if_full(conn, game_id)
+        except (Conflict, NotFound):
+            return
+        self._after_change(game_id, started)
 
+    def _start_if_full(self, conn: Connection, game_id: int) -> tuple[Tracked, int] | None:
+        """Inside a claimed transaction: start a full game, seats shuffled so the first player is drawn at random."""
+        seats = self._seat_rows(conn, game_id)
+        if any(s.kind in ("open", "invited") for s in seats):
+            return None
+        row = conn.execute(
+            select(GameRow.game, GameRow.num_players, GameRow.options_json).where(GameRow.id == game_id)
+        ).one()
+        occupants = [(s.kind, s.user_id, s.bot) for s in seats]
+        CHANCE_RNG.shuffle(occupants)
+        state = eng.load(row.game).new_state(row.num_players, json.loads(row.options_json))
+        tracked = Tracked(state, self._names_after_shuffle(conn, occupants))
+        actions = self._resolve_chance(tracked)
+        now = utcnow()
+        conn.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == "open")
+            .values(status="running", started_at=now, seq=len(actions), to_move=state.current_player(),
+                    turn_since=now)
+        )
+        conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
+        conn.execute(
+            insert(SeatRow),
+            [{"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b} for i, (k, u, b) in enumerate(occupants)],
+        )
+        self._insert_actions(conn, game_id, 0, actions, now)
+        self._finish_if_over(conn, game_id, state, now)
+        return tracked, len(actions)
+
+    @staticmethod
+    def _names_after_shuffle(conn: Connection, occupants: Sequence[tuple[str, int | None, str | None]]) -> list[str]:
+        """How the games' texts name each seat once the occupants sit where the shuffle put them."""
+        ids = [u for _, u, _ in occupants if u is not None]
+        users = dict(conn.execute(select(User.id, User.name).where(User.id.in_(ids))).all()) if ids else {}
+        return [seat_label(k, i, users.get(u) if u is not None else None) or "?" for i, (k, u, _) in enumerate(occupants)]
+
+    def _after_change(self, game_id: int, started: tuple[Tracked, int] | None) -> None:
+        """After the commit: forget the cached summary, and announce a game that started."""
+        self._info_cache.pop(game_id, None)
+        if started is None:
+            return
+        tracked, seq = started
+        self._cache_put(game_id, tracked)
+        info = self.game(game_id)
+        to_move = tracked.state.current_player()
+        self._notify(GameEvent(game_id, seq, to_move, info.status, info.is_bot_seat(to_move)))
 
     def open_games(self, user: UserInfo | None = None) -> list[GameInfo]:
         """Games waiting for players: with an open seat, or with an invitation for ``user``."""
