@@ -20,12 +20,12 @@ combines them; import it and the info types from here.
 from __future__ import annotations
 
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
-from .play import PlayStore
 from .sessions import SessionStore
 from .tracked import Tracked
+from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(SessionStore, PlayStore):
+class Store(SessionStore, UndoStore):
     """All database access of the portal.  Thread-safe; one instance per process."""
