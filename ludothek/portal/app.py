@@ -65,8 +65,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
     # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
-    # in a namespace of this deployment's own.
-    namespace = "ludothek:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
+    # in a namespace of this deployment's own (its signing secret and database).
+    namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
     limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
                         enabled=settings.rate_limits, namespace=namespace)
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,

@@ -19,13 +19,13 @@ combines them; import it and the info types from here.
 
 from __future__ import annotations
 
+from .clocks import ClockStore
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
 from .sessions import SessionStore
 from .tracked import Tracked
-from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(SessionStore, UndoStore):
+class Store(SessionStore, ClockStore):
     """All database access of the portal.  Thread-safe; one instance per process."""
