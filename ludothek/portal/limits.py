@@ -21,9 +21,12 @@ from typing import Any, Literal
 from argon2 import PasswordHasher
 from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
 
 from ludothek.storage import TooManyAttempts
+
+#: Rules counted in fixed windows, so that a counted attempt can be given back (`RateLimits.refund`).
+REFUNDABLE = frozenset({"login_addr"})
 
 #: The default limits, per key (documented in docs/security.md, "Limits").
 DEFAULT_RULES: dict[str, str] = {
@@ -56,23 +59,39 @@ class RateLimits:
         self.enabled = enabled
         options: dict[str, Any] = {"key_prefix": f"{namespace}:limits"} if redis_url else {}
         self.storage = storage_from_string(redis_url or "memory://", **options)
-        self.limiter = MovingWindowRateLimiter(self.storage)
+        self.moving = MovingWindowRateLimiter(self.storage)
+        self.fixed = FixedWindowRateLimiter(self.storage)
         self.rules: dict[str, RateLimitItem] = {k: parse(v) for k, v in (rules or DEFAULT_RULES).items()}
+
+    def _limiter(self, name: str) -> MovingWindowRateLimiter | FixedWindowRateLimiter:
+        return self.fixed if name in REFUNDABLE else self.moving
 
     def hit(self, name: str, *key: str) -> None:
         """Count one request for ``key`` under limit ``name``; `TooManyAttempts` when it is over the limit."""
         if not self.enabled:
             return
         item = self.rules[name]
-        if self.limiter.hit(item, name, *key):
+        limiter = self._limiter(name)
+        if limiter.hit(item, name, *key):
             return
-        reset = self.limiter.get_window_stats(item, name, *key).reset_time
+        if name in REFUNDABLE:
+            self.refund(name, *key)  # a refused attempt checks nothing: it does not count on
+        reset = limiter.get_window_stats(item, name, *key).reset_time
         seconds = max(1, math.ceil(reset - time.time()))
         raise TooManyAttempts(MESSAGES[name].format(seconds=seconds), retry_after=seconds)
 
+    def refund(self, name: str, *key: str) -> None:
+        """Give back one counted request of a `REFUNDABLE` rule (a login that turned out to be right)."""
+        if not self.enabled or name not in REFUNDABLE:
+            return
+        item = self.rules[name]
+        counter = item.key_for(name, *key)
+        if self.storage.get(counter) > 0:
+            self.storage.incr(counter, item.get_expiry(), amount=-1)
+
     def clear(self, name: str, *key: str) -> None:
         if self.enabled:
-            self.limiter.clear(self.rules[name], name, *key)
+            self._limiter(name).clear(self.rules[name], name, *key)
 
 
 class LoginBrake:
@@ -80,9 +99,12 @@ class LoginBrake:
 
     Every attempt is counted *before* the password is checked, per (name,
     address) pair and per address, so a burst of concurrent guesses cannot
-    slip past the count.  A correct password clears its pair.  Nothing is
-    counted per name alone: an attacker hammering a name from elsewhere never
-    refuses its owner, who logs in from an address without recent failures.
+    slip past the count.  A correct password clears its pair and gives its
+    attempt back to the address, so what an address has used up is its recent
+    failures (plus checks still running): a correct password from an address
+    without recent failures is never refused, however many people log in from
+    it.  Nothing is counted per name alone: an attacker hammering a name from
+    elsewhere never refuses its owner.
     """
 
     def __init__(self, limits: RateLimits | None = None) -> None:
@@ -93,11 +115,18 @@ class LoginBrake:
         return (str(name).lower(), address)
 
     def attempt(self, name: str, address: str) -> None:
-        self.limits.hit("login_pair", *self._pair(name, address))
+        """Count one attempt before the password is checked; `TooManyAttempts` past either limit."""
         self.limits.hit("login_addr", address)
+        try:
+            self.limits.hit("login_pair", *self._pair(name, address))
+        except TooManyAttempts:
+            self.limits.refund("login_addr", address)
+            raise
 
     def succeeded(self, name: str, address: str) -> None:
+        """The password was right: clear the pair and give the attempt back to the address."""
         self.limits.clear("login_pair", *self._pair(name, address))
+        self.limits.refund("login_addr", address)
 
 
 class HashGate:
