@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from argon2 import PasswordHasher
 from limits import RateLimitItem, parse
-from limits.storage import storage_from_string
+from limits.storage import Storage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
 
 from ludothek.storage import TooManyAttempts
@@ -58,7 +58,9 @@ class RateLimits:
                  enabled: bool = True, namespace: str = "ludothek") -> None:
         self.enabled = enabled
         options: dict[str, Any] = {"key_prefix": f"{namespace}:limits"} if redis_url else {}
-        self.storage = storage_from_string(redis_url or "memory://", **options)
+        storage = storage_from_string(redis_url or "memory://", **options)
+        assert isinstance(storage, Storage)  # a synchronous storage (not the asyncio variants)
+        self.storage = storage
         self.moving = MovingWindowRateLimiter(self.storage)
         self.fixed = FixedWindowRateLimiter(self.storage)
         self.rules: dict[str, RateLimitItem] = {k: parse(v) for k, v in (rules or DEFAULT_RULES).items()}
