@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ludothek.portal import create_app
-from ludothek.portal.limits import HashGate, LoginBrake, RateLimits, SocketCounter
+from ludothek.portal.limits import GatedHasher, HashGate, LoginBrake, RateLimits, SocketCounter
 from ludothek.storage import NotFound, TooManyAttempts
 from tests.portal.conftest import api_user, make_settings
 from tests.portal.server import free_port
@@ -168,6 +168,36 @@ def test_the_hash_gate_refuses_past_its_queue() -> None:
             pass
     release.set()
     t.join()
+
+
+class NicenessHasher(PasswordHasher):
+    """Records the CPU priority (nice value) of the thread each hash runs in."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
+        self.seen: list[int] = []
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        self.seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().hash(password, salt=salt)
+
+
+def test_hashes_run_at_a_lower_priority_and_never_on_the_event_loop() -> None:
+    import asyncio
+
+    inner = NicenessHasher()
+    hasher = GatedHasher(inner, HashGate())
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if mine >= 19:
+        pytest.skip("this test runs at the lowest CPU priority already")
+    assert hasher.verify(hasher.hash("password-x"), "password-x")
+    assert inner.seen and all(n > mine for n in inner.seen), (mine, inner.seen)
+
+    async def on_the_loop() -> None:
+        hasher.hash("password-y")
+
+    with pytest.raises(RuntimeError, match="event loop"):
+        asyncio.run(on_the_loop())
 
 
 # ----------------------------------------------------------------------------- creation limits
