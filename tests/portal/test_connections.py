@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tests.portal.server import free_port
@@ -103,3 +104,19 @@ def test_well_behaved_requests_and_live_sockets_are_untouched(server: tuple[str,
         # Requests on one kept-alive connection, slower than the deadline between them, each succeed.
         for _ in range(2):
             assert client.get(f"/api/games/{other}", headers=h).status_code == 200
+
+
+def test_a_live_message_over_64_kb_closes_the_socket(server: tuple[str, int]) -> None:
+    base, port = server
+    with httpx.Client(base_url=base, timeout=10) as client:
+        token = client.post("/api/users", json={"name": "bob", "password": "password-bob"}).json()["token"]
+        h = {"Authorization": f"Bearer {token}"}
+        gid = client.post("/api/games", json={"game": "machikoro", "players": 2}, headers=h).json()["id"]
+    url = f"ws://127.0.0.1:{port}/api/games/{gid}/live?token={token}"
+    with connect(url) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "hello"
+        ws.send("x" * 1000)  # small messages are fine
+        ws.send("x" * (65 * 1024))
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
