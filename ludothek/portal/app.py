@@ -26,6 +26,7 @@ from ludothek.storage.store import UserInfo
 from . import account, api, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
+from .connections import with_request_deadline
 from .context import GameId, Portal, bearer_token, portal_of
 from .hardening import SecurityHeaders
 from .limits import (
@@ -239,6 +240,8 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
           f"open-file limit {files}: about {max(0, files - 64)} connections at once", flush=True)
     # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
     # Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
-    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20,
+    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s, and a connection
+    # that does not deliver a whole request within `request_deadline` seconds is closed.
+    uvicorn.run(app, host=host, port=port, log_level="warning", http=with_request_deadline(settings.request_deadline),
+                ws="websockets-sansio", ws_ping_interval=20,
                 ws_ping_timeout=20, ws_max_size=64 * 1024, timeout_keep_alive=5, ws_per_message_deflate=False)

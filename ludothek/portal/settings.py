@@ -44,6 +44,9 @@ class Settings:
     #: Live sockets per user and per address (per server process).
     sockets_per_user: int = 8
     sockets_per_address: int = 64
+    #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
+    #: (`ludothek.portal.connections`): idle and slow connections are closed after it.
+    request_deadline: float = 15.0
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
