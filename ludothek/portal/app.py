@@ -22,6 +22,8 @@ from starlette.responses import Response
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
+from ludothek.workers.clocks import ClockJob
+from ludothek.workers.runner import Runner
 
 from . import account, api, pages
 from .bodylimit import BodyLimit
@@ -73,15 +75,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
 
+    # Background jobs (clocks) run in a thread of their own, never on the event loop.
+    app_jobs = Runner([ClockJob(store)], interval=settings.jobs_interval)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store.purge_expired_guests()
         store.purge_expired_sessions()
         await hub.start()
+        if settings.jobs_interval > 0:
+            app_jobs.start()
         bots.start()
         try:
             yield
         finally:
+            app_jobs.stop()
             bots.stop()
             await hub.stop()
             engine.dispose()
@@ -94,6 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.portal = portal
+    app.state.jobs = app_jobs
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     # Outermost: an oversized body is refused before anything reads it.
     app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)
