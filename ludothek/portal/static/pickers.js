@@ -51,7 +51,7 @@
       const opt = chosen();
       ok.disabled = !opt;
       text.textContent = opt ? opt.text : text.dataset.none;
-      form.dataset.action = opt ? opt.action : "";
+      form.dataset.picked = opt ? opt.action : "";  // not data-action: that would be a click-to-send element
     }
 
     form.addEventListener("change", (ev) => {

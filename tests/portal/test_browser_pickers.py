@@ -1,0 +1,149 @@
+"""Board pickers in a real browser: build an action with the picker, confirm, and see it applied.
+
+The game is brought to the decision through the JSON API (quick and deterministic enough), then the
+board is loaded and the picker used with clicks and keys only.  Screenshots at 1366×900 and 390×844 go
+to ``test-artifacts/`` (``picker-*.png``), and the board must not scroll sideways on the phone.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.browser_support import new_game, register, shot, wait_past
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def api(page: Any, method: str, url: str, data: Any = None) -> Any:
+    headers = {"X-CSRF-Token": page.get_attribute("meta[name=csrf-token]", "content")}
+    r = page.request.fetch(url, method=method, headers=headers, data=data)
+    assert r.ok, r.text()
+    return r.json()
+
+
+def advance(page: Any, server: str, want: Callable[[dict[str, Any], list[str]], bool],
+            choose: Callable[[dict[str, Any], list[str], random.Random], str], moves: int = 400) -> int:
+    """Play through the API until ``want(view, legal)`` holds on my turn; return the game id."""
+    gid = int(page.get_attribute("#game", "data-game"))
+    rng = random.Random(5)
+    deadline = time.monotonic() + 120
+    for _ in range(moves):
+        assert time.monotonic() < deadline, "the decision was not reached in time"
+        state = api(page, "GET", f"{server}/api/games/{gid}?log=false")
+        assert state["status"] == "running", "the game ended before the decision came"
+        legal = [a["action"] for a in state["legal"]]
+        if not legal:
+            time.sleep(0.05)
+            continue
+        if want(state["view"], legal):
+            return gid
+        api(page, "POST", f"{server}/api/games/{gid}/actions", {"action": choose(state["view"], legal, rng), "seq": state["seq"]})
+    raise AssertionError("the decision was not reached")
+
+
+def look(page: Any, name: str) -> None:
+    """Screenshots on desktop and phone; no sideways scrolling on the phone."""
+    for size, label in ((DESKTOP, name), (PHONE, f"{name}-phone")):
+        page.set_viewport_size(size)
+        shot(page, label)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, f"{label}: {overflow}px too wide"
+    page.set_viewport_size(DESKTOP)
+
+
+def recent_actions(page: Any, server: str, gid: int) -> list[str]:
+    """The last few logged actions (chance steps may follow the player's own)."""
+    return [str(e["action"]) for e in api(page, "GET", f"{server}/api/games/{gid}")["log"][-6:]]
+
+
+def snowdonia_choice(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    """Go for the stock yard and the workshop, build when it can; otherwise anything but passing."""
+    for prefix in ("place:A", "place:C", "place:E", "build:", "pub:no"):
+        found = [a for a in legal if a.startswith(prefix)]
+        if found:
+            return rng.choice(found)
+    takes = [a for a in legal if a.startswith("take:")]
+    if takes:
+        return max(takes, key=lambda a: (a.count("iron"), len(a)))
+    return rng.choice(legal)
+
+
+def snowdonia_game(browser: Any, server: str, lang: str) -> Any:
+    page = register(browser, server, f"sd{lang}", lang=lang)
+    page.set_viewport_size(DESKTOP)
+    new_game(page, server, "snowdonia", ["bot"])
+    page.wait_for_selector("#game[data-status=running]")
+    return page
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_stock_yard_picker_takes_cubes(browser: Any, server: str, lang: str) -> None:
+    page = snowdonia_game(browser, server, lang)
+    gid = advance(page, server, lambda v, legal: v["decision"]["kind"] == "take" and len(legal) > 3,
+                  snowdonia_choice)
+    page.reload()
+    picker = page.locator("#picker-take")
+    picker.wait_for()
+    assert not page.locator("details.all-actions").first.evaluate("e => e.open")  # the sentences are folded away
+    ok = picker.locator(".picker-ok")
+    assert ok.is_disabled()
+    look(page, f"picker-snowdonia-yard-{lang}")
+    data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
+    # build the largest legal combination with at most one coal by clicking "+" as long as it is enabled
+    for token in ("coal", "stone", "iron"):
+        more = picker.locator(f".picker-token[data-token={token}] .picker-more")
+        while more.count() and more.is_enabled():
+            more.click()
+    coal_more = picker.locator(".picker-token[data-token=coal] .picker-more")
+    if coal_more.count():
+        assert coal_more.is_disabled()  # never a second coal
+    action = picker.get_attribute("data-picked")
+    assert action in {o["action"] for o in data["options"]}
+    before = int(page.get_attribute("#game", "data-seq"))
+    picker.locator(".picker-ok").focus()
+    page.keyboard.press("Enter")  # keyboard works as well as the mouse
+    wait_past(page, before)
+    assert not page.locator("#move-error").count()
+    assert action in recent_actions(page, server, gid)
+    page.context.close()
+
+
+def test_workshop_and_build_pickers(browser: Any, server: str) -> None:
+    page = snowdonia_game(browser, server, "en")
+    seen: set[str] = set()
+    for kind in ("work", "build"):
+        def want(v: dict[str, Any], legal: list[str], kind: str = kind) -> bool:
+            prefix = ("work:",) if kind == "work" else ("build:", "train:")
+            return v["decision"]["kind"] == kind and sum(a.startswith(prefix) for a in legal) >= 2
+        try:
+            gid = advance(page, server, want, snowdonia_choice, moves=250)
+        except AssertionError:
+            continue
+        page.reload()
+        picker = page.locator(f"#picker-{kind}")
+        picker.wait_for()
+        look(page, f"picker-snowdonia-{kind}")
+        data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
+        target = data["options"][-1]
+        if len(data["bases"]) > 1:
+            picker.locator(f".picker-bases input[value='{target['base']}']").check()
+        for token, n in target["counts"].items():
+            for _ in range(n):
+                picker.locator(f".picker-token[data-token={token}] .picker-more").click()
+        assert picker.get_attribute("data-picked") == target["action"]
+        before = int(page.get_attribute("#game", "data-seq"))
+        picker.locator(".picker-ok").click()
+        wait_past(page, before)
+        assert not page.locator("#move-error").count()
+        assert target["action"] in recent_actions(page, server, gid)
+        seen.add(kind)
+    assert seen, "neither a workshop nor a build decision came up"
+    page.context.close()
