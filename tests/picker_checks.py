@@ -47,7 +47,6 @@ def check_picker(picker: dict[str, Any], legal: list[str]) -> set[str]:
     assert reachable(picker) == offered
     assert all(set(o["counts"]) <= {t["key"] for t in picker["tokens"]} for o in picker["options"])
     assert all(o["text"] for o in picker["options"])
-    if picker.get("preset"):
-        pre = picker["preset"]
-        assert any(exact(o, pre["base"], pre["counts"]) for o in picker["options"])
+    presets = [o["base"] for o in picker["options"] if o.get("preset")]
+    assert len(presets) == len(set(presets)), "one preset per base at most"
     return offered

@@ -61,7 +61,7 @@ def look(page: Any, name: str) -> None:
 
 def recent_actions(page: Any, server: str, gid: int) -> list[str]:
     """The last few logged actions (chance steps may follow the player's own)."""
-    return [str(e["action"]) for e in api(page, "GET", f"{server}/api/games/{gid}")["log"][-6:]]
+    return [str(e["action"]) for e in api(page, "GET", f"{server}/api/games/{gid}")["log"][-40:]]
 
 
 def snowdonia_choice(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
@@ -146,4 +146,45 @@ def test_workshop_and_build_pickers(browser: Any, server: str) -> None:
         assert target["action"] in recent_actions(page, server, gid)
         seen.add(kind)
     assert seen, "neither a workshop nor a build decision came up"
+    page.context.close()
+
+
+def rtta_choice(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    """Keep the first roll, otherwise anything (the pickers' decisions come up soon enough)."""
+    if "done" in legal and any(a.startswith("roll:") for a in legal):
+        return "done"
+    return rng.choice(legal)
+
+
+@pytest.mark.parametrize("pid", ["work", "buy"])
+def test_rtta_pickers(browser: Any, server: str, pid: str) -> None:
+    page = register(browser, server, f"rt{pid}", lang="de" if pid == "buy" else "en")
+    page.set_viewport_size(DESKTOP)
+    new_game(page, server, "rolltheages", ["bot"])
+    page.wait_for_selector("#game[data-status=running]")
+    gid = advance(page, server, lambda v, legal: sum(a.startswith(pid + ":") for a in legal) >= 2
+                  and len({a.split(":")[1] for a in legal if a.startswith(pid + ":")}) >= 2, rtta_choice)
+    page.reload()
+    picker = page.locator(f"#picker-{pid}")
+    picker.wait_for()
+    look(page, f"picker-rolltheages-{pid}")
+    data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
+    base = data["bases"][-1]["key"]
+    picker.locator(f".picker-bases input[value='{base}']").check()
+    if pid == "buy":
+        # the cheapest payment is preselected: Confirm is ready at once
+        (pre,) = [o for o in data["options"] if o["base"] == base and o.get("preset")]
+        assert picker.get_attribute("data-picked") == pre["action"]
+        target = pre["action"]
+    else:
+        target = max((o for o in data["options"] if o["base"] == base), key=lambda o: o["counts"]["workers"])["action"]
+        more = picker.locator(".picker-token[data-token=workers] .picker-more")
+        while more.is_enabled():
+            more.click()
+        assert picker.get_attribute("data-picked") == target
+    before = int(page.get_attribute("#game", "data-seq"))
+    picker.locator(".picker-ok").click()
+    wait_past(page, before)
+    assert not page.locator("#move-error").count()
+    assert target in recent_actions(page, server, gid)
     page.context.close()

@@ -22,10 +22,11 @@
     form.dataset.wired = "1";
     const options = data.options || [];
     const bases = data.bases || [{ key: "" }];
-    const preset = data.preset || null;
-    let base = preset ? preset.base : (bases.length === 1 ? bases[0].key : null);
-    let counts = {};
-    if (preset) counts = Object.assign({}, preset.counts);
+    // an option marked "preset" (e.g. the cheapest payment) is what a base starts with
+    const presetOf = (b) => { const o = options.find((x) => x.base === b && x.preset); return o ? Object.assign({}, o.counts) : {}; };
+    const firstBase = bases.length === 1 ? bases[0].key : null;
+    let base = firstBase;
+    let counts = firstBase === null ? {} : presetOf(firstBase);
     const text = form.querySelector(".picker-text");
     const ok = form.querySelector(".picker-ok");
 
@@ -57,8 +58,7 @@
     form.addEventListener("change", (ev) => {
       if (ev.target.matches(".picker-bases input")) {
         base = ev.target.value;
-        // keep the counts if they still fit the new base, else start again
-        if (!options.some((o) => fits(o, base, counts))) counts = {};
+        counts = presetOf(base);
         render();
       }
     });
@@ -73,8 +73,7 @@
         counts[k] = Math.max(0, (counts[k] || 0) - 1);
         if (!counts[k]) delete counts[k];
       } else if (btn.classList.contains("picker-reset")) {
-        counts = preset ? Object.assign({}, preset.counts) : {};
-        base = preset ? preset.base : (bases.length === 1 ? bases[0].key : null);
+        counts = base === null ? {} : presetOf(base);
       } else {
         return;
       }
