@@ -188,3 +188,63 @@ def test_rtta_pickers(browser: Any, server: str, pid: str) -> None:
     assert not page.locator("#move-error").count()
     assert target in recent_actions(page, server, gid)
     page.context.close()
+
+
+def machikoro_choice(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    for a in ("build:business_center", "build:tv_station", "roll:1"):
+        if a in legal:
+            return a
+    return rng.choice(legal)
+
+
+def test_machikoro_trade_and_tv_on_the_cards(browser: Any, server: str) -> None:
+    page = register(browser, server, "mkpick")
+    page.set_viewport_size(DESKTOP)
+    new_game(page, server, "machikoro", ["bot", "bot"])
+    page.wait_for_selector("#game[data-status=running]")
+    done: set[str] = set()
+    deadline = time.monotonic() + 150
+    while done != {"trade", "tv"} and time.monotonic() < deadline:
+        def want(v: dict[str, Any], legal: list[str]) -> bool:
+            return any(a.startswith("trade:") for a in legal) and "trade" not in done or \
+                any(a.startswith("tv:") for a in legal) and "tv" not in done
+        try:
+            gid = advance(page, server, want, machikoro_choice, moves=600)
+        except AssertionError:
+            break
+        page.reload()
+        page.wait_for_selector("#game[data-my-turn=yes]")
+        before = int(page.get_attribute("#game", "data-seq"))
+        if page.locator("#mk-trade").count() and "trade" not in done:
+            look(page, "picker-machikoro-trade")
+            trades = page.locator("#mk-trade").evaluate("e => JSON.parse(e.dataset.trades)")
+            t = trades[-1]
+            assert page.locator("#mk-trade .mk-trade-ok").is_disabled()
+            theirs = page.locator(f".mk-mini[data-owner='{t['owner']}'][data-own='{t['take']}']")
+            mine = page.locator(f".mk-city.mk-mine .mk-mini[data-own='{t['give']}']")
+            theirs.focus()
+            page.keyboard.press("Enter")  # the keyboard picks as well as the mouse
+            mine.click()
+            assert mine.get_attribute("aria-pressed") == "true"
+            assert page.get_attribute("#mk-trade", "data-picked") == t["action"]
+            page.click("#mk-trade .mk-trade-ok")
+            wait_past(page, before)
+            assert t["action"] in recent_actions(page, server, gid)
+            done.add("trade")
+        elif page.locator(".mk-tv").count():
+            look(page, "picker-machikoro-tv")
+            button = page.locator(".mk-tv").first
+            seat = int(button.evaluate("e => e.closest('.mk-city').dataset.seat"))
+            coins = int(page.inner_text(f".mk-city[data-seat='{seat}'] .mk-coin-big"))
+            assert f"{min(5, coins)} " in button.inner_text()
+            action = button.get_attribute("data-action")
+            button.click()
+            wait_past(page, before)
+            assert action in recent_actions(page, server, gid)
+            done.add("tv")
+        else:  # the picker this turn offers was already tried: move on
+            api(page, "POST", f"{server}/api/games/{gid}/actions",
+                {"action": page.eval_on_selector_all("#legal [data-action]", "els => els[0].dataset.action"),
+                 "seq": before})
+    assert done == {"trade", "tv"}, done
+    page.context.close()
