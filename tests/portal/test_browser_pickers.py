@@ -248,3 +248,52 @@ def test_machikoro_trade_and_tv_on_the_cards(browser: Any, server: str) -> None:
                  "seq": before})
     assert done == {"trade", "tv"}, done
     page.context.close()
+
+
+def carpediem_choice(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    builds = [a for a in legal if a.startswith("build:")]
+    if builds:
+        return rng.choice(builds)
+    return rng.choice([a for a in legal if not a.endswith(":bread")] or legal)
+
+
+def test_carpediem_card_and_fountain_pickers(browser: Any, server: str) -> None:
+    page = register(browser, server, "cdpick", lang="de")
+    page.set_viewport_size(DESKTOP)
+    new_game(page, server, "carpediem", ["bot"])
+    page.wait_for_selector("#game[data-status=running]")
+    done: set[str] = set()
+    deadline = time.monotonic() + 150
+    while done != {"card", "fountain"} and time.monotonic() < deadline:
+        def want(v: dict[str, Any], legal: list[str]) -> bool:
+            cards = [a for a in legal if a.startswith("card:")]
+            fountains = [a for a in legal if a.startswith("return:")]
+            return len(cards) >= 2 and "card" not in done or len(fountains) >= 2 and "fountain" not in done
+        try:
+            gid = advance(page, server, want, carpediem_choice, moves=800)
+        except AssertionError:
+            break
+        page.reload()
+        pid = "card" if page.locator("#picker-card").count() else "fountain"
+        picker = page.locator(f"#picker-{pid}")
+        picker.wait_for()
+        look(page, f"picker-carpediem-{pid}")
+        data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
+        target = data["options"][-1]
+        picker.locator(f".picker-bases input[value='{target['base']}']").check()
+        if target["counts"]:
+            less = picker.locator(".picker-token[data-token=times] .picker-less")
+            while less.is_enabled():
+                less.click()
+            more = picker.locator(".picker-token[data-token=times] .picker-more")
+            for _ in range(target["counts"]["times"]):
+                more.click()
+        assert picker.get_attribute("data-picked") == target["action"]
+        before = int(page.get_attribute("#game", "data-seq"))
+        picker.locator(".picker-ok").click()
+        wait_past(page, before)
+        assert not page.locator("#move-error").count()
+        assert target["action"] in recent_actions(page, server, gid)
+        done.add(pid)
+    assert done, "no scoring round or fountain came up"
+    page.context.close()
