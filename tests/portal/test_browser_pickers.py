@@ -93,6 +93,10 @@ def test_stock_yard_picker_takes_cubes(browser: Any, server: str, lang: str) -> 
     picker = page.locator("#picker-take")
     picker.wait_for()
     assert not page.locator("details.all-actions").first.evaluate("e => e.open")  # the sentences are folded away
+    # the route is drawn (SVG that scales) and explained by a legend on the board
+    assert page.locator("#sd-route-svg .sd-snode").count() == 7
+    assert page.locator("#sd-legend li").count() >= 8
+    assert page.locator("#sd-yard .sd-cube-i").count() > 0
     ok = picker.locator(".picker-ok")
     assert ok.is_disabled()
     look(page, f"picker-snowdonia-yard-{lang}")
