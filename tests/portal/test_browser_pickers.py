@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import new_game, register, shot, wait_past
+from tests.browser_support import ARTIFACTS, new_game, register, shot, wait_past
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -100,6 +100,10 @@ def test_stock_yard_picker_takes_cubes(browser: Any, server: str, lang: str) -> 
     ok = picker.locator(".picker-ok")
     assert ok.is_disabled()
     look(page, f"picker-snowdonia-yard-{lang}")
+    for size, svg, label in ((DESKTOP, "#sd-route-svg", ""), (PHONE, "#sd-route-svg-narrow", "-phone")):
+        page.set_viewport_size(size)  # the route alone, to look at its details
+        page.locator(svg).screenshot(path=str(ARTIFACTS / f"snowdonia-route-{lang}{label}.png"))
+    page.set_viewport_size(DESKTOP)
     data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
     # build the largest legal combination with at most one coal by clicking "+" as long as it is enabled
     for token in ("coal", "stone", "iron"):
