@@ -23,6 +23,7 @@ from .errors import (
 )
 from .info import GameEvent, GameInfo, UserInfo
 from .models import GameRow, SeatRow, utcnow
+from .outbox import queue_mail
 from .tracked import Tracked
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
@@ -95,6 +96,8 @@ class LobbyStore(AccountStore):
                 ).returning(GameRow.id)
             ).scalar_one()
             conn.execute(insert(SeatRow), [dict(r, game_id=gid) for r in rows])
+            for uid in invited:
+                queue_mail(conn, uid, "invite", {"by": creator.id}, game_id=gid)
         self._maybe_start(gid)
         return gid
 
@@ -184,6 +187,9 @@ class LobbyStore(AccountStore):
                 )
                 self._insert_actions(conn, game_id, 0, actions, now)
                 self._finish_if_over(conn, game_id, state, now)
+                first = state.current_player()
+                if 0 <= first < len(occupants) and occupants[first][0] == "player" and occupants[first][1]:
+                    queue_mail(conn, occupants[first][1], "turn", {"by": None}, game_id=game_id, seq=len(actions))
             self._cache_put(game_id, tracked)
         self._info_cache.pop(game_id, None)
         info = self.game(game_id)

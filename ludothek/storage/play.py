@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,12 +29,39 @@ from .errors import (
 from .info import GameEvent, GameInfo
 from .lobby import LobbyStore
 from .models import ActionRow, utcnow
+from .outbox import outbox_sql
 from .text import check_text
 from .tracked import Tracked
 
 
 class PlayStore(LobbyStore):
     """Running games: their states, records and moves."""
+
+    #: Queue "your turn" and "game over" mails in the outbox with every move (off only for benchmarks).
+    mail_on_moves: bool = True
+
+    @functools.cached_property
+    def _outbox_sql(self) -> str:
+        return outbox_sql("?" if self.engine.dialect.paramstyle == "qmark" else "%s")
+
+    @staticmethod
+    def _move_mails(info: GameInfo, seat: int, to_move: int) -> list[tuple[int, str, str]]:
+        """The outbox rows a move causes: ``(user id, kind, payload)``.
+
+        "turn" for the human seat that is to move now, if another seat moved;
+        "ended" for every human player when the game is over.  Whether anybody
+        wants them is the sender's business (the move path stays one INSERT).
+        """
+        if to_move >= 0:
+            if to_move == seat:
+                return []
+            s = info.seats[to_move] if to_move < len(info.seats) else None
+            if s is None or s.kind != "player" or s.user_id is None:
+                return []
+            return [(s.user_id, "turn", f'{{"by": {seat}}}')]
+        if to_move == TERMINAL:
+            return [(s.user_id, "ended", "{}") for s in info.seats if s.kind == "player" and s.user_id is not None]
+        return []
 
     def _load_state(self, info: GameInfo) -> Tracked:
         """The game after ``info.seq`` actions: from the cache when it is current, else by replay."""
@@ -157,7 +185,8 @@ class PlayStore(LobbyStore):
                 new = [(seat, action), *self._resolve_chance(tracked)]
                 now = utcnow()
                 to_move = state.current_player()
-                self._write_move(game_id, seq, new, to_move, state, now)
+                mails = self._move_mails(info, seat, to_move) if self.mail_on_moves else []
+                self._write_move(game_id, seq, new, to_move, state, now, mails)
             except BaseException:
                 # The cached state already holds the move: forget it, the next access replays.
                 self._cache_drop(game_id)
@@ -205,9 +234,12 @@ class PlayStore(LobbyStore):
         return info, tracked, seat
 
     def _write_move(
-        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
+        mails: Sequence[tuple[int, str, str]] = (),
     ) -> None:
         """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
+
+        ``mails`` (see `_move_mails`) go into the outbox in the same transaction.
 
         Plain DB-API statements on a pooled connection: this runs for every move,
         and SQLAlchemy's statement and result machinery cost more than the SQL.
@@ -228,6 +260,9 @@ class PlayStore(LobbyStore):
                     self._insert_actions_sql,
                     [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
                 )
+                if mails:
+                    after = seq + len(new)
+                    cur.executemany(self._outbox_sql, [(u, k, game_id, after, p, when, when) for u, k, p in mails])
                 if to_move == TERMINAL:
                     cur.execute(self._finish_sql, ("finished", when, json.dumps(state.result_json()), game_id))
                 raw.commit()

@@ -1,0 +1,213 @@
+"""The transactional outbox: mails are queued in the transaction of what caused them, sent later.
+
+Queuing is one ``INSERT`` into ``outbox`` inside the caller's transaction, so
+a crash can neither lose a notification nor send one for a move that was not
+stored.  Whether anybody wants the mail (a verified address, the settings) is
+decided by the sender, not here: the move path stays one cheap statement.
+
+Other code queues mail with::
+
+    from ludothek.storage.outbox import queue_mail
+    with store.engine.begin() as conn:
+        ...                                    # the change that causes the mail
+        queue_mail(conn, user_id, "reminder", {"deadline": "..."}, game_id=gid)
+
+``kind`` names the mail (``turn``, ``digest``, ``invite``, ``ended``,
+``verify``, ``reset``, or a new one such as ``reminder``: the sender's
+composer must know it); ``payload`` is small JSON the composer reads.
+
+Sending at most once: the sender claims a row by switching it from
+``pending`` to ``sending`` (a conditional ``UPDATE``, committed before the
+SMTP conversation).  A row found still ``sending`` after its lease ran out
+(the process died mid-send) is marked ``failed``, never sent again: whether
+it went out is unknown, and a second copy is worse than none.  On PostgreSQL
+several senders claim disjoint rows with ``FOR UPDATE SKIP LOCKED``; on SQLite
+one sender at a time holds the ``mail_lease`` row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from .base import StoreBase
+from .info import aware
+from .models import MailLease, OutboxAttempt, OutboxRow, utcnow
+
+#: Waits before the 2nd, 3rd ... attempt; after the last one the mail is marked failed.
+BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
+           timedelta(hours=6))
+#: How long a claimed batch (and the SQLite sender lease) is held before it counts as abandoned.
+LEASE = timedelta(minutes=5)
+
+
+def queue_mail(
+    conn: Connection, user_id: int, kind: str, payload: Mapping[str, Any] | None = None, *,
+    game_id: int | None = None, seq: int | None = None, now: datetime | None = None,
+) -> None:
+    """Queue one mail for ``user_id`` inside the caller's open transaction ``conn``.
+
+    It is sent only if that transaction commits; the sender checks the
+    recipient's address and settings when it gets to it.
+    """
+    when = now or utcnow()
+    conn.execute(insert(OutboxRow).values(
+        user_id=user_id, kind=kind, game_id=game_id, seq=seq, payload_json=json.dumps(dict(payload or {})),
+        created_at=when, status="pending", attempts=0, next_attempt_at=when,
+    ))
+
+
+def outbox_sql(mark: str) -> str:
+    """The plain-SQL form of `queue_mail` for the move path (a DB-API cursor, no SQLAlchemy)."""
+    return (
+        "INSERT INTO outbox (user_id, kind, game_id, seq, payload_json, created_at, status, attempts, "
+        f"next_attempt_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark}, 'pending', 0, {mark})"
+    )
+
+
+@dataclass(frozen=True)
+class QueuedMail:
+    """A claimed outbox row, as the sender sees it."""
+
+    id: int
+    user_id: int
+    kind: str
+    game_id: int | None
+    seq: int | None
+    payload: dict[str, Any]
+    attempts: int
+    created_at: datetime
+
+
+class OutboxStore(StoreBase):
+    """Claiming, finishing and inspecting outbox rows (the sender's side)."""
+
+    def claim_mail(self, owner: str, now: datetime, limit: int = 50) -> list[QueuedMail]:
+        """Claim up to ``limit`` due mails for ``owner``: they are ``sending`` until finished."""
+        if self._sqlite and not self._take_lease(owner, now):
+            return []
+        due = (
+            select(OutboxRow)
+            .where(OutboxRow.status == "pending", OutboxRow.next_attempt_at <= now)
+            .order_by(OutboxRow.id)
+            .limit(limit)
+        )
+        if not self._sqlite:
+            due = due.with_for_update(skip_locked=True)
+        claimed: list[QueuedMail] = []
+        with self.engine.begin() as conn:
+            for row in conn.execute(due).all():
+                res = conn.execute(
+                    update(OutboxRow)
+                    .where(OutboxRow.id == row.id, OutboxRow.status == "pending")
+                    .values(status="sending", next_attempt_at=now + LEASE)
+                )
+                if res.rowcount == 1:
+                    claimed.append(QueuedMail(row.id, row.user_id, row.kind, row.game_id, row.seq,
+                                              json.loads(row.payload_json), row.attempts,
+                                              aware(row.created_at) or now))
+        return claimed
+
+    def _take_lease(self, owner: str, now: datetime) -> bool:
+        """SQLite: hold the single sender lease (renewed by its holder, taken over once it ran out)."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(MailLease)
+                .where(MailLease.name == "mail", (MailLease.owner == owner) | (MailLease.until < now))
+                .values(owner=owner, until=now + LEASE)
+            )
+            if res.rowcount == 1:
+                return True
+            if conn.execute(select(MailLease.name).where(MailLease.name == "mail")).first() is not None:
+                return False
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(MailLease).values(name="mail", owner=owner, until=now + LEASE))
+        except IntegrityError:
+            return False
+        return True
+
+    def release_lease(self, owner: str) -> None:
+        """Give the SQLite sender lease back at shutdown, so another sender need not wait."""
+        with self.engine.begin() as conn:
+            conn.execute(update(MailLease).where(MailLease.name == "mail", MailLease.owner == owner)
+                         .values(until=utcnow() - LEASE))
+
+    def finish_mail(self, mail_id: int, now: datetime, *, sent: bool = False, skipped: str | None = None,
+                    error: str | None = None, attempts: int = 0) -> str:
+        """Record how a claimed mail went; returns its new status.
+
+        ``sent``: delivered.  ``skipped``: nobody wants it (the reason is kept).
+        ``error``: this attempt failed; retried after `BACKOFF`, or ``failed`` after the last.
+        """
+        if sent:
+            status, values = "sent", {"sent_at": now, "last_error": None}
+        elif skipped is not None:
+            status, values = "skipped", {"last_error": skipped}
+        elif attempts + 1 > len(BACKOFF):
+            status, values = "failed", {"last_error": error}
+        else:
+            status, values = "pending", {"last_error": error, "next_attempt_at": now + BACKOFF[attempts]}
+        with self.engine.begin() as conn:
+            if skipped is None:
+                conn.execute(insert(OutboxAttempt).values(outbox_id=mail_id, at=now, ok=sent, error=error))
+            conn.execute(
+                update(OutboxRow).where(OutboxRow.id == mail_id, OutboxRow.status == "sending")
+                .values(status=status, attempts=attempts + (0 if skipped is not None else 1), **values)
+            )
+        return status
+
+    def fail_interrupted_mail(self, now: datetime) -> int:
+        """Mails left ``sending`` by a sender that died: marked failed, never sent twice."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(OutboxRow)
+                .where(OutboxRow.status == "sending", OutboxRow.next_attempt_at < now)
+                .values(status="failed", last_error="the sender stopped while sending; not sent again so that "
+                                                    "it cannot arrive twice")
+            )
+            return res.rowcount or 0
+
+    def mail_counts(self) -> dict[str, int]:
+        """Outbox rows by status (operators and tests)."""
+        with self.engine.begin() as conn:
+            rows = conn.execute(select(OutboxRow.status, func.count()).group_by(OutboxRow.status)).all()
+        return {r[0]: r[1] for r in rows}
+
+    def mail_rows(self, user_id: int | None = None) -> list[dict[str, Any]]:
+        """Outbox rows with their attempts (operators and tests)."""
+        query = select(OutboxRow).order_by(OutboxRow.id)
+        if user_id is not None:
+            query = query.where(OutboxRow.user_id == user_id)
+        with self.engine.begin() as conn:
+            rows = conn.execute(query).all()
+            attempts = conn.execute(select(OutboxAttempt).order_by(OutboxAttempt.id)).all()
+        by_mail: dict[int, list[dict[str, Any]]] = {}
+        for a in attempts:
+            by_mail.setdefault(a.outbox_id, []).append({"ok": bool(a.ok), "error": a.error})
+        return [
+            {"id": r.id, "user_id": r.user_id, "kind": r.kind, "game_id": r.game_id, "seq": r.seq,
+             "status": r.status, "attempts": r.attempts, "last_error": r.last_error,
+             "tries": by_mail.get(r.id, [])}
+            for r in rows
+        ]
+
+    def turn_mail_sent_since(self, user_id: int, game_id: int, seq: int, exclude: int) -> bool:
+        """Was a "your turn" mail for this game sent (or is one on its way) after move ``seq``?
+
+        ``exclude``: the mail being decided about.
+        """
+        with self.engine.begin() as conn:
+            return conn.execute(
+                select(OutboxRow.id).where(
+                    OutboxRow.user_id == user_id, OutboxRow.game_id == game_id, OutboxRow.kind == "turn",
+                    OutboxRow.status.in_(("sent", "sending")), OutboxRow.seq > seq,
+                    OutboxRow.id != exclude,
+                ).limit(1)
+            ).first() is not None
