@@ -40,7 +40,8 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
     store = portal_of(request).store
     return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
-                  sessions=store.session_count(user.id), **ctx)
+                  sessions=store.session_count(user.id), email=store.email_of(user.id),
+                  prefs=store.prefs(user.id), **ctx)
 
 
 @router.get("/account", response_class=HTMLResponse)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,8 +22,10 @@ from starlette.responses import Response
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
+from ludothek.workers.mail import FileTransport, JobThread, MailJob, SmtpTransport, Transport
+from ludothek.workers.mail_links import MailLinks
 
-from . import account, api, pages
+from . import account, api, notify, pages
 from .botrunner import BotRunner
 from .context import GameId, Portal, bearer_token, portal_of
 from .hardening import SecurityHeaders
@@ -52,6 +55,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginThrottle())
+    store.listeners.append(notify.turn_listener(store, hub))
+    portal.links = MailLinks(secret, settings.base_url)
+    mail_job = make_mail_job(settings, store, portal.links)
+    if settings.mail_interval > 0:
+        # Until ``ludothek.workers.runner`` drives it, the sender runs in a thread of this process.
+        portal.mail = JobThread(mail_job, settings.mail_interval)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -59,9 +68,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.purge_expired_sessions()
         await hub.start()
         bots.start()
+        if portal.mail is not None:
+            portal.mail.start()
         try:
             yield
         finally:
+            if portal.mail is not None:
+                await asyncio.to_thread(portal.mail.stop)
             bots.stop()
             await hub.stop()
             engine.dispose()
@@ -74,12 +87,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.portal = portal
+    app.state.mail_job = mail_job
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(account.router)
+    app.include_router(notify.pages)
+    app.include_router(notify.api)
     # Routes are matched in order: the two requests every move makes are tried first.
     hot = {"/api/games/{game_id}/actions", "/api/games/{game_id}"}
     app.router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
@@ -110,6 +126,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if _wants_json(request):
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code)
         return pages.error_page(request, StoreError(str(exc.detail)), None, status=exc.status_code)
+
+    @app.websocket("/live/me")
+    async def live_me(websocket: WebSocket) -> None:
+        await notify.user_socket(websocket)
 
     @app.websocket("/games/{game_id}/live")
     @app.websocket("/api/games/{game_id}/live")
@@ -185,6 +205,12 @@ async def _drain(websocket: WebSocket) -> None:
                 return
 
 
+def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob:
+    """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
+    transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
+    return MailJob(store, links, transport, sender=settings.mail_from)
+
+
 def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: Any) -> None:
     """Start the portal with uvicorn (``ludothek serve`` calls this)."""
     import uvicorn
@@ -192,12 +218,17 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     settings = Settings.from_env(db_url)
     for key, value in overrides.items():
         setattr(settings, key, value)
+    if not os.environ.get("LUDOTHEK_BASE_URL"):
+        settings.base_url = f"http://{host}:{port}"
     app = create_app(settings)
     # Everything built so far (modules, routes, the ORM, templates) lives as long as the process:
     # moved out of the collector's sight, a full garbage collection no longer walks it on every move's thread.
     gc.collect()
     gc.freeze()
     print(f"Ludothek on http://{host}:{port} (database {settings.db_url})", flush=True)
+    mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
+    print(f"Mail goes to {mail_to}" + ("" if settings.mail_interval > 0 else " (sent by another process)"),
+          flush=True)
     # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
     uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20,
                 ws_per_message_deflate=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Path, Request
 from fastapi.templating import Jinja2Templates
@@ -20,6 +20,10 @@ from .security import LoginThrottle
 from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
 
+if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
+    from ludothek.workers.mail import JobThread
+    from ludothek.workers.mail_links import MailLinks
+
 #: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
 #: "no such game" (404) on every route instead of a driver's overflow error.
 GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="the game's id")]
@@ -34,6 +38,10 @@ class Portal:
     templates: Jinja2Templates
     codec: SessionCodec
     throttle: LoginThrottle
+    #: Signed links in mails (verification, reset, unsubscribe).
+    links: MailLinks | None = None
+    #: The in-process mail sender (``None``: another process sends).
+    mail: JobThread | None = None
 
 
 def portal_of(request: Any) -> Portal:

@@ -188,8 +188,9 @@ class LobbyStore(AccountStore):
                 self._insert_actions(conn, game_id, 0, actions, now)
                 self._finish_if_over(conn, game_id, state, now)
                 first = state.current_player()
-                if 0 <= first < len(occupants) and occupants[first][0] == "player" and occupants[first][1]:
-                    queue_mail(conn, occupants[first][1], "turn", {"by": None}, game_id=game_id, seq=len(actions))
+                first_user = occupants[first][1] if 0 <= first < len(occupants) else None
+                if first_user is not None and occupants[first][0] == "player":
+                    queue_mail(conn, first_user, "turn", {"by": None}, game_id=game_id, seq=len(actions))
             self._cache_put(game_id, tracked)
         self._info_cache.pop(game_id, None)
         info = self.game(game_id)

@@ -162,8 +162,9 @@ class NotifyStore(StoreBase):
 
     def set_prefs(self, user_id: int, **changes: Any) -> Prefs:
         """Change some settings; each is checked, and nothing changes if one is wrong."""
-        if self.user(user_id) is None:
-            raise NotFound("no such user")
+        with self.engine.begin() as conn:
+            if conn.execute(select(User.id).where(User.id == user_id)).first() is None:
+                raise NotFound("no such user")
         current = self.prefs(user_id)
         values = current.to_json()
         for key, value in changes.items():

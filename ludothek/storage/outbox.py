@@ -38,7 +38,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .base import StoreBase
 from .info import aware
-from .models import MailLease, OutboxAttempt, OutboxRow, utcnow
+from .models import ActionRow, MailLease, OutboxAttempt, OutboxRow, utcnow
 
 #: Waits before the 2nd, 3rd ... attempt; after the last one the mail is marked failed.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
@@ -146,6 +146,7 @@ class OutboxStore(StoreBase):
         ``sent``: delivered.  ``skipped``: nobody wants it (the reason is kept).
         ``error``: this attempt failed; retried after `BACKOFF`, or ``failed`` after the last.
         """
+        values: dict[str, Any]
         if sent:
             status, values = "sent", {"sent_at": now, "last_error": None}
         elif skipped is not None:
@@ -211,3 +212,11 @@ class OutboxStore(StoreBase):
                     OutboxRow.id != exclude,
                 ).limit(1)
             ).first() is not None
+
+    def last_move_seq(self, game_id: int, seat: int) -> int:
+        """The sequence number of the seat's last stored action (-1: none yet)."""
+        with self.engine.begin() as conn:
+            value = conn.execute(
+                select(func.max(ActionRow.seq)).where(ActionRow.game_id == game_id, ActionRow.seat == seat)
+            ).scalar()
+        return -1 if value is None else int(value)
