@@ -15,7 +15,10 @@ from ludothek.storage import make_engine
 PG_URLS = tuple(f"postgresql+psycopg://{user}@{POSTGRES[0]}:{POSTGRES[1]}/test" for user in ("postgres", "root"))
 
 #: Every table the Ludothek migrations create, children first.
-LUDOTHEK_TABLES = ("actions", "seats", "games", "api_tokens", "sessions", "users", "meta", "alembic_version")
+LUDOTHEK_TABLES = (
+    "outbox_attempts", "outbox", "user_emails", "notify_prefs", "used_links", "mail_lease",
+    "actions", "seats", "games", "api_tokens", "sessions", "users", "meta", "alembic_version",
+)
 
 UNREACHABLE = f"PostgreSQL is not reachable on {POSTGRES[0]}:{POSTGRES[1]} (database 'test')"
 
