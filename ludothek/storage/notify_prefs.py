@@ -129,11 +129,11 @@ class NotifyStore(StoreBase):
         """Open a verification link: its address becomes the one mail goes to (once)."""
         now = now or utcnow()
         with self.engine.begin() as conn:
+            self._use_nonce(conn, nonce, now)  # rolled back with everything else if the link does not fit
             row = conn.execute(select(UserEmail).where(UserEmail.user_id == user_id)).first()
             if row is None or row.pending != address:
                 raise LinkRefused("this link is for an address that is no longer waiting to be confirmed",
                                   code_key="link_stale")
-            self._use_nonce(conn, nonce, now)
             conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
                 address=address, verified_at=now, pending=None, pending_since=None))
         return address

@@ -194,7 +194,6 @@ class Composer:
         msg["Date"] = format_datetime(now)
         msg["Message-ID"] = make_msgid(domain="ludothek")
         msg["Auto-Submitted"] = "auto-generated"
-        msg["Content-Language"] = lang
         if unsubscribe is not None:
             # RFC 8058: a mail client may unsubscribe with one POST to this address, without a login.
             msg["List-Unsubscribe"] = f"<{unsubscribe}>"
@@ -221,6 +220,7 @@ class Composer:
         msg.add_alternative(
             f'<!doctype html><html lang="{lang}"><body>' + "\n".join(html) + "</body></html>\n", subtype="html"
         )
+        msg["Content-Language"] = lang  # after the content: setting it clears Content-* headers
         return msg
 
 
