@@ -20,7 +20,7 @@ from ludothek.portal import create_app
 from ludothek.storage.models import NotifyPrefs, OutboxRow, User, UserEmail, utcnow
 from ludothek.storage.outbox import BACKOFF, LEASE, queue_mail
 from tests.portal.conftest import api_user, csrf_of, make_settings
-from tests.portal.mail_support import Received, Sink, free_port, smtp_server
+from tests.portal.mail_support import Sink, free_port, smtp_server
 
 BASE = "http://testserver"
 
@@ -209,7 +209,7 @@ def test_turn_mails_in_both_languages_with_headers(client: TestClient, sink: Sin
     for _ in range(200):
         if len(seen) == 2:
             break
-        mover, action = play_until_turn_changes(client, gid, ha, hb)
+        mover, _ = play_until_turn_changes(client, gid, ha, hb)
         send(client)
         mails = sink.take()
         if not mails:  # the die showed 1 right away: the turn came back to the mover
@@ -355,8 +355,8 @@ def test_password_reset_by_mail(client: TestClient, sink: Sink) -> None:
     csrf = csrf_of(client)
     a = client.post("/password-reset", data={"csrf": csrf, "who": "nobody-at-all"})
     b = client.post("/password-reset", data={"csrf": csrf, "who": "alice"})
-    assert a.status_code == b.status_code == 200 and a.text.replace("nobody-at-all", "") == b.text.replace(
-        "alice", "") or a.text.count("link is on its way") == b.text.count("link is on its way") == 1
+    assert a.status_code == b.status_code == 200
+    assert a.text.count("a link is on its way") == b.text.count("a link is on its way") == 1
     send(client)
     mails = sink.take()
     assert [m.rcpt for m in mails] == [["alice@example.org"], ["alice@example.org"]]
@@ -537,7 +537,3 @@ def test_prefs_rows_are_per_user(client: TestClient) -> None:
         assert conn.execute(select(func.count()).select_from(NotifyPrefs)).scalar() == 1
         assert conn.execute(select(func.count()).select_from(User)).scalar() == 2
     assert client.get("/api/me/notifications", headers=hb).json()["turns"] == "each"
-
-
-def _unused(_: Received) -> None:  # keeps the import for type checkers of the helpers
-    return None
