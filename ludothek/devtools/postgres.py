@@ -16,7 +16,7 @@ PG_URLS = tuple(f"postgresql+psycopg://{user}@{POSTGRES[0]}:{POSTGRES[1]}/test" 
 
 #: Every table the Ludothek migrations create, children first.
 LUDOTHEK_TABLES = (
-    "outbox_attempts", "outbox", "user_emails", "notify_prefs", "used_links", "mail_lease",
+    "turn_mails", "outbox_attempts", "outbox", "user_emails", "notify_prefs", "used_links", "mail_lease",
     "actions", "seats", "games", "api_tokens", "sessions", "users", "meta", "alembic_version",
 )
 

@@ -10,7 +10,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -22,7 +22,6 @@ from starlette.responses import Response
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
-from ludothek.workers.mail import FileTransport, JobThread, MailJob, SmtpTransport, Transport
 from ludothek.workers.mail_links import MailLinks
 
 from . import account, api, notify, pages
@@ -33,6 +32,9 @@ from .live import Hub, RedisHub
 from .security import LoginThrottle
 from .sessions import COOKIE, SessionCodec
 from .settings import Settings
+
+if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
+    from ludothek.workers.mail import MailJob
 
 PACKAGE = resources.files("ludothek.portal")
 
@@ -60,6 +62,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mail_job = make_mail_job(settings, store, portal.links)
     if settings.mail_interval > 0:
         # Until ``ludothek.workers.runner`` drives it, the sender runs in a thread of this process.
+        from ludothek.workers.mail import JobThread
+
         portal.mail = JobThread(mail_job, settings.mail_interval)
 
     @asynccontextmanager
@@ -207,6 +211,8 @@ async def _drain(websocket: WebSocket) -> None:
 
 def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob:
     """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
+    from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
+
     transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
     return MailJob(store, links, transport, sender=settings.mail_from)
 
@@ -226,6 +232,8 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     gc.collect()
     gc.freeze()
     print(f"Ludothek on http://{host}:{port} (database {settings.db_url})", flush=True)
+    from ludothek.workers.mail import SmtpTransport
+
     mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
     print(f"Mail goes to {mail_to}" + ("" if settings.mail_interval > 0 else " (sent by another process)"),
           flush=True)

@@ -188,9 +188,10 @@ class OutboxRow(Base):
     """
 
     __tablename__ = "outbox"
-    __table_args__ = {"sqlite_autoincrement": True}
+    # No AUTOINCREMENT (it costs every move a write to sqlite_sequence); ids only order the queue.
+    # Indexes (see migration 0002_mail): few on purpose, each is another page written per move on SQLite.
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))
     game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -201,6 +202,15 @@ class OutboxRow(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class TurnMail(Base):
+    """The last "your turn" mail sent to a user for a game: none again until they have moved."""
+
+    __tablename__ = "turn_mails"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
 
 
 class OutboxAttempt(Base):

@@ -38,7 +38,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .base import StoreBase
 from .info import aware
-from .models import ActionRow, MailLease, OutboxAttempt, OutboxRow, utcnow
+from .models import ActionRow, MailLease, OutboxAttempt, OutboxRow, TurnMail, utcnow
 
 #: Waits before the 2nd, 3rd ... attempt; after the last one the mail is marked failed.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
@@ -88,16 +88,18 @@ class QueuedMail:
 class OutboxStore(StoreBase):
     """Claiming, finishing and inspecting outbox rows (the sender's side)."""
 
+    #: SQLite: no outbox row before this id is pending (see `_low_mark`); ``None`` until first looked up.
+    _outbox_low: int | None = None
+    _outbox_rescan: datetime | None = None
+
     def claim_mail(self, owner: str, now: datetime, limit: int = 50) -> list[QueuedMail]:
         """Claim up to ``limit`` due mails for ``owner``: they are ``sending`` until finished."""
-        if self._sqlite and not self._take_lease(owner, now):
-            return []
-        due = (
-            select(OutboxRow)
-            .where(OutboxRow.status == "pending", OutboxRow.next_attempt_at <= now)
-            .order_by(OutboxRow.id)
-            .limit(limit)
-        )
+        due = select(OutboxRow).where(OutboxRow.status == "pending", OutboxRow.next_attempt_at <= now)
+        if self._sqlite:
+            if not self._take_lease(owner, now):
+                return []
+            due = due.where(OutboxRow.id >= self._low_mark(now))
+        due = due.order_by(OutboxRow.id).limit(limit)
         if not self._sqlite:
             due = due.with_for_update(skip_locked=True)
         claimed: list[QueuedMail] = []
@@ -113,6 +115,26 @@ class OutboxStore(StoreBase):
                                               json.loads(row.payload_json), row.attempts,
                                               aware(row.created_at) or now))
         return claimed
+
+    def _low_mark(self, now: datetime) -> int:
+        """SQLite: the lowest id that may still be pending, found by a range scan of row ids.
+
+        The outbox has no index on its status there (it would cost every move a page
+        write).  SQLite has one writer at a time, so ids are committed in order and
+        nothing can appear below the mark later; every ten minutes it is found afresh.
+        """
+        low = self._outbox_low
+        if low is None or self._outbox_rescan is None or now - self._outbox_rescan > timedelta(minutes=10):
+            low, self._outbox_rescan = 0, now
+        with self.engine.begin() as conn:
+            first = conn.execute(
+                select(func.min(OutboxRow.id)).where(OutboxRow.id >= low,
+                                                     OutboxRow.status.in_(("pending", "sending")))
+            ).scalar()
+            if first is None:
+                first = (conn.execute(select(func.max(OutboxRow.id))).scalar() or 0) + 1
+        self._outbox_low = int(first)
+        return int(first)
 
     def _take_lease(self, owner: str, now: datetime) -> bool:
         """SQLite: hold the single sender lease (renewed by its holder, taken over once it ran out)."""
@@ -140,11 +162,12 @@ class OutboxStore(StoreBase):
                          .values(until=utcnow() - LEASE))
 
     def finish_mail(self, mail_id: int, now: datetime, *, sent: bool = False, skipped: str | None = None,
-                    error: str | None = None, attempts: int = 0) -> str:
+                    error: str | None = None, attempts: int = 0, turn: tuple[int, int, int] | None = None) -> str:
         """Record how a claimed mail went; returns its new status.
 
         ``sent``: delivered.  ``skipped``: nobody wants it (the reason is kept).
         ``error``: this attempt failed; retried after `BACKOFF`, or ``failed`` after the last.
+        ``turn``: ``(user, game, seq)`` of a sent "your turn" mail, remembered for `turn_mail_since`.
         """
         values: dict[str, Any]
         if sent:
@@ -162,6 +185,12 @@ class OutboxStore(StoreBase):
                 update(OutboxRow).where(OutboxRow.id == mail_id, OutboxRow.status == "sending")
                 .values(status=status, attempts=attempts + (0 if skipped is not None else 1), **values)
             )
+            if sent and turn is not None:
+                user_id, game_id, seq = turn
+                done = conn.execute(update(TurnMail).where(TurnMail.user_id == user_id, TurnMail.game_id == game_id)
+                                    .values(seq=seq))
+                if done.rowcount == 0:
+                    conn.execute(insert(TurnMail).values(user_id=user_id, game_id=game_id, seq=seq))
         return status
 
     def fail_interrupted_mail(self, now: datetime) -> int:
@@ -199,19 +228,13 @@ class OutboxStore(StoreBase):
             for r in rows
         ]
 
-    def turn_mail_sent_since(self, user_id: int, game_id: int, seq: int, exclude: int) -> bool:
-        """Was a "your turn" mail for this game sent (or is one on its way) after move ``seq``?
-
-        ``exclude``: the mail being decided about.
-        """
+    def turn_mail_since(self, user_id: int, game_id: int, seq: int) -> bool:
+        """Was a "your turn" mail for this game sent to the user after their move ``seq``?"""
         with self.engine.begin() as conn:
-            return conn.execute(
-                select(OutboxRow.id).where(
-                    OutboxRow.user_id == user_id, OutboxRow.game_id == game_id, OutboxRow.kind == "turn",
-                    OutboxRow.status.in_(("sent", "sending")), OutboxRow.seq > seq,
-                    OutboxRow.id != exclude,
-                ).limit(1)
-            ).first() is not None
+            sent = conn.execute(
+                select(TurnMail.seq).where(TurnMail.user_id == user_id, TurnMail.game_id == game_id)
+            ).scalar()
+        return sent is not None and sent > seq
 
     def last_move_seq(self, game_id: int, seat: int) -> int:
         """The sequence number of the seat's last stored action (-1: none yet)."""

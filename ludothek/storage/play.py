@@ -260,9 +260,8 @@ class PlayStore(LobbyStore):
                     self._insert_actions_sql,
                     [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
                 )
-                if mails:
-                    after = seq + len(new)
-                    cur.executemany(self._outbox_sql, [(u, k, game_id, after, p, when, when) for u, k, p in mails])
+                for user_id, kind, payload in mails:  # the outbox row(s), in the move's transaction
+                    cur.execute(self._outbox_sql, (user_id, kind, game_id, seq + len(new), payload, when, when))
                 if to_move == TERMINAL:
                     cur.execute(self._finish_sql, ("finished", when, json.dumps(state.result_json()), game_id))
                 raw.commit()

@@ -166,7 +166,8 @@ class MailJob:
                     # The log names the mail by id and kind, never by address.
                     log.warning("mail %s (%s) failed; now %s", mail.id, mail.kind, status)
                     continue
-                self.store.finish_mail(mail.id, now, sent=True, attempts=mail.attempts)
+                turn = (mail.user_id, mail.game_id, mail.seq or 0) if mail.kind == "turn" and mail.game_id else None
+                self.store.finish_mail(mail.id, now, sent=True, attempts=mail.attempts, turn=turn)
                 done += 1
         finally:
             close = getattr(self.transport, "close", None)

@@ -114,7 +114,7 @@ class Composer:
         last_own = self.store.last_move_seq(info.id, seat)
         if mail.seq is not None and last_own >= mail.seq:
             return Skip("the player has moved since")
-        if self.store.turn_mail_sent_since(user_id, info.id, last_own, exclude=mail.id):
+        if self.store.turn_mail_since(user_id, info.id, last_own):
             return Skip("a turn mail for this game went out already; none again until the player moves")
         names = seat_names(info)
         title = pick(eng.load(info.game).title, lang)
