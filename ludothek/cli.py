@@ -280,7 +280,34 @@ def build_parser() -> argparse.ArgumentParser:
     p_srv.add_argument("--redis", default=None, help="Redis URL for live updates across processes")
 
     sub.add_parser("games", help="list the games and their options")
+
+    p_adm = sub.add_parser("admin", help="operator commands")
+    adm = p_adm.add_subparsers(dest="admin_command", required=True, metavar="ADMIN_COMMAND")
+    p_chk = adm.add_parser("check-lobby", help="find started games with an empty seat, or cancelled after starting")
+    p_chk.add_argument("--db", default=None,
+                       help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
+    p_chk.add_argument("--repair", action="store_true", help="mend what is found (seat a bot; undo the cancel)")
     return parser
+
+
+def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
+    """Report lobby damage (exit 1 if any is left), and mend it with ``--repair``."""
+    from ludothek.portal.settings import Settings
+    from ludothek.storage import make_engine, migrate
+    from ludothek.storage.lobby_check import lobby_problems, repair_lobby
+
+    out = out or sys.stdout
+    engine = make_engine(Settings.from_env(db).db_url)
+    try:
+        migrate(engine)
+        problems = repair_lobby(engine) if repair else lobby_problems(engine)
+    finally:
+        engine.dispose()
+    for p in problems:
+        print(("repaired: " if repair else "") + p.detail, file=out)
+    if not problems:
+        print("the lobby is sound: no started game has an empty seat, none was cancelled after starting", file=out)
+    return 1 if problems and not repair else 0
 
 
 def list_games(out: TextIO | None = None) -> int:
@@ -310,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(args.db, args.host, args.port, args.redis)
     if args.command == "games":
         return list_games()
+    if args.command == "admin" and args.admin_command == "check-lobby":
+        return check_lobby(args.db, args.repair)
     return 2
 
 

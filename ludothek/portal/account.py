@@ -12,10 +12,10 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
-from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
+from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
 
-from .context import credential_of, log_in, log_out, portal_of
+from .context import client_address, credential_of, log_in, log_out, portal_of
 from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 
@@ -28,13 +28,10 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
     Otherwise a stolen session could guess the password here without limit.
     """
     portal = portal_of(request)
-    keys = [f"user:{user.name.lower()}", f"ip:{request.client.host if request.client else '?'}"]
-    portal.throttle.check(keys)
-    try:
-        portal.store.change_password(user.id, current, new, keep=credential_of(request))
-    except Unauthorized:
-        portal.throttle.failed(keys)
-        raise
+    address = client_address(request)
+    portal.throttle.attempt(user.name, address)
+    portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    portal.throttle.succeeded(user.name, address)
 
 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:

@@ -21,7 +21,7 @@ from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
 
 from .account import change_password_braked
-from .context import GameId, current_user, lang_of, portal_of, session_of
+from .context import GameId, client_address, current_user, lang_of, limit_game_creation, portal_of, session_of
 from .gameview import game_summary, seat_context
 from .sessions import csrf_ok
 
@@ -111,21 +111,21 @@ def user_json(user: UserInfo) -> dict[str, Any]:
     }
 
 
-def client_key(request: Request) -> str:
-    return f"ip:{request.client.host if request.client else '?'}"
-
-
 # ----------------------------------------------------------------------------- accounts
 @router.post("/users", status_code=201, response_model=TokenOut, summary="Register and get an API token")
 def register(body: Registration, request: Request) -> dict[str, Any]:
-    store = portal_of(request).store
+    portal = portal_of(request)
+    store = portal.store
+    portal.limits.hit("register", client_address(request))
     user = store.register(body.name, body.password, body.lang)
     return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
 
 
 @router.post("/guests", status_code=201, response_model=TokenOut, summary="A 24-hour guest account")
 async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
-    store = portal_of(request).store
+    portal = portal_of(request)
+    store = portal.store
+    portal.limits.hit("guest", client_address(request))
     user = store.create_guest(lang or "en")
     return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
 
@@ -133,14 +133,10 @@ async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
 @router.post("/tokens", status_code=201, response_model=TokenOut, summary="Log in: a new API token")
 def token(body: Credentials, request: Request) -> dict[str, Any]:
     portal = portal_of(request)
-    keys = [f"user:{body.name.lower()}", client_key(request)]
-    portal.throttle.check(keys)
-    try:
-        user = portal.store.authenticate(body.name, body.password)
-    except Unauthorized:
-        portal.throttle.failed(keys)
-        raise
-    portal.throttle.succeeded(keys)
+    address = client_address(request)
+    portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
+    user = portal.store.authenticate(body.name, body.password)
+    portal.throttle.succeeded(body.name, address)
     token = portal.store.create_token(user.id, body.label, body.expires_in_days)
     return {"token": token, "user": user_json(user)}
 
@@ -221,6 +217,7 @@ async def list_games(
 async def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
+    limit_game_creation(request, user)
     gid = store.create_game(user, body.game, body.players, body.options, seats)
     return game_summary(store.game(gid), user, user.lang)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -25,11 +26,20 @@ from ludothek.storage.store import UserInfo
 from ludothek.workers.mail_links import MailLinks
 
 from . import account, api, notify, pages
+from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .context import GameId, Portal, bearer_token, portal_of
 from .hardening import SecurityHeaders
+from .limits import (
+    DEFAULT_RULES,
+    GatedHasher,
+    HashGate,
+    LoginBrake,
+    RateLimits,
+    SocketCounter,
+    raise_open_file_limit,
+)
 from .live import Hub, RedisHub
-from .security import LoginThrottle
 from .sessions import COOKIE, SessionCodec
 from .settings import Settings
 
@@ -48,7 +58,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = make_engine(settings.db_url)
     migrate(engine)
-    store = Store(engine, cache_size=settings.cache_size, hasher=settings.hasher)
+    hasher = GatedHasher(settings.hasher, HashGate(settings.hash_concurrency, settings.hash_queue))
+    store = Store(engine, cache_size=settings.cache_size, hasher=hasher)
+    store.max_open_games = settings.max_open_games
+    store.lobby_per_creator = settings.lobby_per_creator
     secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
     hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
@@ -56,7 +69,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store.listeners.append(hub.publish)
     store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
-    portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginThrottle())
+    # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
+    # in a namespace of this deployment's own.
+    namespace = "ludothek:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
+    limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
+                        enabled=settings.rate_limits, namespace=namespace)
+    portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
+                    SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
     store.listeners.append(notify.turn_listener(store, hub))
     portal.links = MailLinks(secret, settings.base_url)
     mail_job = make_mail_job(settings, store, portal.links)
@@ -93,6 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.portal = portal
     app.state.mail_job = mail_job
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
+    # Outermost: an oversized body is refused before anything reads it.
+    app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
@@ -169,7 +190,23 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
         session = portal.codec.load(websocket.cookies.get(COOKIE))
         if session.sid is not None:
             user = portal.store.session_user(session.sid)
-    await websocket.accept()
+    if user is None:
+        # Live updates need a session or a token (a spectator who is not logged in reloads instead).
+        await websocket.close(code=1008, reason="log in to follow games live")
+        return
+    address = websocket.client.host if websocket.client else "?"
+    if not portal.sockets.open(user.id, address):
+        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        return
+    try:
+        await websocket.accept()
+        await _follow(websocket, portal, game_id, info, user)
+    finally:
+        portal.sockets.close(user.id, address)
+
+
+async def _follow(websocket: WebSocket, portal: Any, game_id: int, info: Any, user: UserInfo) -> None:
+    """Forward the game's updates to an accepted socket until either side ends."""
     queue = portal.hub.watch(game_id)
     try:
         await websocket.send_json(
@@ -231,12 +268,16 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     # moved out of the collector's sight, a full garbage collection no longer walks it on every move's thread.
     gc.collect()
     gc.freeze()
-    print(f"Ludothek on http://{host}:{port} (database {settings.db_url})", flush=True)
+    files = raise_open_file_limit()
+    print(f"Ludothek on http://{host}:{port} (database {settings.db_url}); "
+          f"open-file limit {files}: about {max(0, files - 64)} connections at once", flush=True)
     from ludothek.workers.mail import SmtpTransport
 
     mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
     print(f"Mail goes to {mail_to}" + ("" if settings.mail_interval > 0 else " (sent by another process)"),
           flush=True)
     # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
+    # Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
+    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s.
     uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20,
-                ws_per_message_deflate=False)
+                ws_ping_timeout=20, ws_max_size=64 * 1024, timeout_keep_alive=5, ws_per_message_deflate=False)

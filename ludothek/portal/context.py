@@ -15,8 +15,8 @@ from ludothek.storage.sessions import Credential
 
 from .botrunner import BotRunner
 from .i18n import choose_lang
+from .limits import LoginBrake, RateLimits, SocketCounter
 from .live import Hub
-from .security import LoginThrottle
 from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
 
@@ -37,11 +37,25 @@ class Portal:
     bots: BotRunner
     templates: Jinja2Templates
     codec: SessionCodec
-    throttle: LoginThrottle
+    throttle: LoginBrake
+    limits: RateLimits
+    sockets: SocketCounter
+
     #: Signed links in mails (verification, reset, unsubscribe).
     links: MailLinks | None = None
     #: The in-process mail sender (``None``: another process sends).
     mail: JobThread | None = None
+
+def client_address(request: Any) -> str:
+    """The client's address, as the key of per-address limits."""
+    return request.client.host if request.client else "?"
+
+
+def limit_game_creation(request: Any, user: UserInfo) -> None:
+    """Count one new game for the user and for the address; 429 past either limit."""
+    limits = portal_of(request).limits
+    limits.hit("game_user", str(user.id))
+    limits.hit("game_addr", client_address(request))
 
 
 def portal_of(request: Any) -> Portal:

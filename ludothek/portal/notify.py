@@ -352,7 +352,19 @@ async def user_socket(websocket: WebSocket) -> None:
     if user is None:
         await websocket.close(code=1008)
         return
-    await websocket.accept()
+    # Counted with the game sockets: a tab on a game page holds two.
+    address = websocket.client.host if websocket.client else "?"
+    if not portal.sockets.open(user.id, address):
+        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        return
+    try:
+        await websocket.accept()
+        await _forward_turns(websocket, portal, user)
+    finally:
+        portal.sockets.close(user.id, address)
+
+
+async def _forward_turns(websocket: WebSocket, portal: Any, user: UserInfo) -> None:
     queue = portal.hub.watch_user(user.id)
     try:
         await websocket.send_json({"type": "hello"})

@@ -21,7 +21,18 @@ from starlette.responses import Response
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
 
-from .context import GameId, current_user, lang_of, log_in, log_out, portal_of, save_session, session_of
+from .context import (
+    GameId,
+    client_address,
+    current_user,
+    lang_of,
+    limit_game_creation,
+    log_in,
+    log_out,
+    portal_of,
+    save_session,
+    session_of,
+)
 from .gameview import game_summary, log_lines, seat_context, seat_names, with_names
 from .hardening import local_path
 from .i18n import pick as pick_text
@@ -188,14 +199,10 @@ def register_form(request: Request) -> Response:
 def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
-    keys = [f"user:{name.lower()}", f"ip:{request.client.host if request.client else '?'}"]
+    address = client_address(request)
     try:
-        portal.throttle.check(keys)
-        try:
-            user = portal.store.authenticate(name, password)
-        except StoreError:
-            portal.throttle.failed(keys)
-            raise
+        portal.throttle.attempt(name, address)  # counted before the check: bursts cannot slip past
+        user = portal.store.authenticate(name, password)
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
@@ -203,7 +210,7 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
         if status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
-    portal.throttle.succeeded(keys)
+    portal.throttle.succeeded(name, address)
     log_in(request, user)
     return redirect(request, "/")
 
@@ -211,9 +218,11 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
 @router.post("/register")
 def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
-    store = portal_of(request).store
+    portal = portal_of(request)
+    store = portal.store
     lang = lang_of(request)
     try:
+        portal.limits.hit("register", client_address(request))
         user = store.register(name, password, lang)
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
@@ -225,7 +234,9 @@ def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pa
 @router.post("/guest")
 def guest(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    user = portal_of(request).store.create_guest(lang_of(request))
+    portal = portal_of(request)
+    portal.limits.hit("guest", client_address(request))
+    user = portal.store.create_guest(lang_of(request))
     log_in(request, user)
     return redirect(request, "/")
 
@@ -311,6 +322,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
             return refuse(t("err_no_user_named", user.lang, n=i + 1, name=name), 404)
         seats.append({"kind": kind, "user": name or None})
     try:
+        limit_game_creation(request, user)
         gid = store.create_game(user, game.id, players, options, seats)
     except StoreError as exc:
         return refuse(message_of(exc, user.lang), exc.status)

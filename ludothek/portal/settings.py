@@ -28,6 +28,22 @@ class Settings:
     cache_size: int = 4096
     #: Password hashing; tests pass a cheaper one.
     hasher: PasswordHasher = field(default_factory=PasswordHasher)
+    #: Rate limits (registrations, guests, logins, game creation); off only for load tests.
+    rate_limits: bool = True
+    #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
+    limit_rules: dict[str, str] = field(default_factory=dict)
+    #: Password hashes at once per process, and how many may wait for one (past that: 429).
+    hash_concurrency: int = 2
+    hash_queue: int = 8
+    #: Games one user may have waiting for players at once, and how many of them the lobby lists.
+    max_open_games: int = 10
+    lobby_per_creator: int = 3
+    #: Request bodies: the most the API and the pages accept (checked before reading).
+    max_body_api: int = 1024 * 1024
+    max_body_form: int = 256 * 1024
+    #: Live sockets per user and per address (per server process).
+    sockets_per_user: int = 8
+    sockets_per_address: int = 64
     #: Where the portal is reached from outside: links in mails start with it.
     base_url: str = "http://127.0.0.1:8000"
     #: ``smtp://user:pass@host:587`` (STARTTLS) or ``smtps://...``; unset: mails become files in ``mail_dir``.
@@ -46,6 +62,7 @@ class Settings:
             redis_url=os.environ.get("LUDOTHEK_REDIS") or None,
             bot_delay=float(os.environ.get("LUDOTHEK_BOT_DELAY", "0.4")),
             secure_cookies=os.environ.get("LUDOTHEK_SECURE_COOKIES") == "1",
+            rate_limits=os.environ.get("LUDOTHEK_RATE_LIMITS", "on") != "off",
             base_url=os.environ.get("LUDOTHEK_BASE_URL") or "http://127.0.0.1:8000",
             smtp_url=os.environ.get("LUDOTHEK_SMTP_URL") or None,
             mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",

@@ -7,6 +7,7 @@ import json
 import secrets
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -29,6 +30,21 @@ from .tracked import Tracked
 CHANCE_RNG = secrets.SystemRandom()
 
 
+class GameLock:
+    """A game's lock; a plain class so that the lock table can hold it weakly."""
+
+    __slots__ = ("__weakref__", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> bool:
+        return self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
 class StoreBase:
     """The shared machinery of the store: connections, caches, per-game locks, listeners,
     and reading a game.  The concerns built on it live in their own modules
@@ -46,7 +62,7 @@ class StoreBase:
         self._cache: OrderedDict[int, Tracked] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
-        self._game_locks: dict[int, threading.Lock] = {}
+        self._game_locks: weakref.WeakValueDictionary[int, GameLock] = weakref.WeakValueDictionary()
         self._locks_lock = threading.Lock()
         self._info_cache: dict[int, GameInfo] = {}
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
@@ -87,11 +103,17 @@ class StoreBase:
                 self._user_cache.pop(key, None)
 
     # ------------------------------------------------------------------ helpers
-    def _lock(self, game_id: int) -> threading.Lock:
+    def _lock(self, game_id: int) -> GameLock:
+        """The per-process lock of a game: kept only while someone holds or waits for it.
+
+        The table holds locks weakly, so a lock disappears once no request uses it:
+        requests for ids that never existed (or games long finished) leave nothing behind.
+        """
         with self._locks_lock:
             lock = self._game_locks.get(game_id)
             if lock is None:
-                lock = self._game_locks[game_id] = threading.Lock()
+                lock = GameLock()
+                self._game_locks[game_id] = lock
             return lock
 
     def _notify(self, event: GameEvent) -> None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from ludothek import engine as eng
 from ludothek.bots import make_bot
@@ -20,6 +21,7 @@ from .errors import (
     Conflict,
     Forbidden,
     NotFound,
+    TooManyAttempts,
 )
 from .info import GameEvent, GameInfo, UserInfo
 from .models import GameRow, SeatRow, utcnow
@@ -32,6 +34,11 @@ SEAT_KINDS = ("me", "open", "invite", "bot")
 class LobbyStore(AccountStore):
     """Games before they start, and the lists players find them in."""
 
+    #: Games one user may have waiting for players at once (more: refused with 429).
+    max_open_games: int = 10
+    #: How many waiting games of one creator the open-games list shows, so that nobody can push
+    #: everyone else's invitations out of it.
+    lobby_per_creator: int = 3
 
     # ------------------------------------------------------------------ lobby
     def create_game(
@@ -88,6 +95,16 @@ class LobbyStore(AccountStore):
         if me_count != 1:
             raise BadRequest("the creator takes exactly one seat ('me')")
         with self.engine.begin() as conn:
+            waiting = conn.execute(
+                select(func.count()).select_from(GameRow)
+                .where(GameRow.creator_id == creator.id, GameRow.status == "open")
+            ).scalar_one()
+        if waiting >= self.max_open_games:
+            raise TooManyAttempts(
+                f"you already have {waiting} games waiting for players; cancel one or wait until one starts",
+                retry_after=60,
+            )
+        with self.engine.begin() as conn:
             gid = conn.execute(
                 insert(GameRow).values(
                     game=game.id, rules_version=game.rules_version, num_players=num_players,
@@ -101,109 +118,164 @@ class LobbyStore(AccountStore):
         self._maybe_start(gid)
         return gid
 
+    # Every change to a waiting game runs in one transaction that first claims the game row with a
+    # conditional update (``... WHERE id = ? AND status = 'open'``).  On PostgreSQL that takes the row
+    # lock, on SQLite the database's write lock, so two server processes can never interleave a join,
+    # a leave, a cancel and the start of the same game; a change whose game is no longer open changes
+    # nothing.  The per-process lock only spares the database some of that contention.
+    @contextmanager
+    def _open_game(self, game_id: int, *, creator_id: int | None = None) -> Iterator[Connection]:
+        """A transaction holding the claim on the open game ``game_id``; refusals are raised before anything changes."""
+        with self._lock(game_id), self.engine.begin() as conn:
+            claim = update(GameRow).where(GameRow.id == game_id, GameRow.status == "open")
+            if creator_id is not None:
+                claim = claim.where(GameRow.creator_id == creator_id)
+            if conn.execute(claim.values(status="open")).rowcount != 1:
+                row = conn.execute(select(GameRow.status, GameRow.creator_id).where(GameRow.id == game_id)).first()
+                if row is None:
+                    raise NotFound(f"there is no game {game_id}", code_key="no_game")
+                if row.status != "open":
+                    raise Conflict("this game has already started or is over", code_key="not_open")
+                raise Forbidden("only the creator can cancel this game", code_key="not_creator")
+            yield conn
+
+    @staticmethod
+    def _seat_rows(conn: Connection, game_id: int) -> list[Any]:
+        return list(
+            conn.execute(
+                select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot)
+                .where(SeatRow.game_id == game_id)
+                .order_by(SeatRow.seat)
+            )
+        )
+
     def join(self, game_id: int, user: UserInfo) -> GameInfo:
         """Take an open seat or accept a named invitation; starts the game when it is full."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open":
-                raise Conflict("this game has already started or is over", code_key="not_open")
-            if info.seat_of(user.id) is not None:
+        with self._open_game(game_id) as conn:
+            seats = self._seat_rows(conn, game_id)
+            if any(s.kind == "player" and s.user_id == user.id for s in seats):
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
-            mine = [s for s in info.seats if s.kind == "invited" and s.user_id == user.id]
-            free = mine or [s for s in info.seats if s.kind == "open"]
+            mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
+            free = mine or [s for s in seats if s.kind == "open"]
             if not free:
                 raise Conflict("no seat is free for you in this game", code_key="full")
-            with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(SeatRow)
-                    .where(SeatRow.game_id == game_id, SeatRow.seat == free[0].seat, SeatRow.kind == free[0].kind)
-                    .values(kind="player", user_id=user.id)
-                )
-                if res.rowcount != 1:
-                    raise Conflict("someone else took that seat just now; try again")
-        self._maybe_start(game_id)
+            res = conn.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.seat == free[0].seat, SeatRow.kind == free[0].kind)
+                .values(kind="player", user_id=user.id)
+            )
+            if res.rowcount != 1:  # pragma: no cover - the claim above excludes it
+                raise Conflict("someone else took that seat just now; try again")
+            started = self._start_if_full(conn, game_id)
+        self._after_change(game_id, started)
         return self.game(game_id)
 
     def leave(self, game_id: int, user: UserInfo) -> None:
         """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open":
-                raise Conflict("you can leave only before the game starts", code_key="not_open")
-            if info.creator_id == user.id:
+        with self._open_game(game_id) as conn:
+            creator = conn.execute(select(GameRow.creator_id).where(GameRow.id == game_id)).scalar()
+            if creator == user.id:
                 raise Conflict("you created this game: cancel it instead", code_key="creator_leaves")
-            seat = next((s for s in info.seats if s.user_id == user.id and s.kind in ("player", "invited")), None)
-            if seat is None:
+            res = conn.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.user_id == user.id,
+                       SeatRow.kind.in_(("player", "invited")))
+                .values(kind="open", user_id=None)
+            )
+            if res.rowcount != 1:
                 raise Forbidden("you have no seat in this game", code_key="not_seated")
-            with self.engine.begin() as conn:
-                conn.execute(
-                    update(SeatRow)
-                    .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat)
-                    .values(kind="open", user_id=None)
-                )
+        self._after_change(game_id, None)
 
     def cancel(self, game_id: int, user: UserInfo) -> None:
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.creator_id != user.id:
-                raise Forbidden("only the creator can cancel this game", code_key="not_creator")
-            if info.status != "open":
-                raise Conflict("a game can be cancelled only before it starts", code_key="not_open")
-            with self.engine.begin() as conn:
-                conn.execute(update(GameRow).where(GameRow.id == game_id).values(status="cancelled"))
+        """Call off a game that has not started; only its creator may."""
+        with self._open_game(game_id, creator_id=user.id) as conn:
+            conn.execute(
+                update(GameRow).where(GameRow.id == game_id, GameRow.status == "open").values(status="cancelled")
+            )
         self._info_cache.pop(game_id, None)
         self._notify(GameEvent(game_id, 0, -2, "cancelled"))
 
     def _maybe_start(self, game_id: int) -> None:
-        """Start a full game: seats are shuffled so the first player is drawn at random."""
-        with self._lock(game_id):
-            info = self.game(game_id)
-            if info.status != "open" or any(s.kind in ("open", "invited") for s in info.seats):
-                return
-            occupants = [(s.kind, s.user_id, s.bot) for s in info.seats]
-            CHANCE_RNG.shuffle(occupants)
-            state = eng.load(info.game).new_state(info.num_players, info.options)
-            tracked = Tracked(state)
-            actions = self._resolve_chance(tracked)
-            now = utcnow()
-            with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(GameRow)
-                    .where(GameRow.id == game_id, GameRow.status == "open")
-                    .values(
-                        status="running", started_at=now, seq=len(actions), to_move=state.current_player(),
-                        turn_since=now,
-                    )
-                )
-                if res.rowcount != 1:
-                    return
-                conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
-                conn.execute(
-                    insert(SeatRow),
-                    [
-                        {"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b}
-                        for i, (k, u, b) in enumerate(occupants)
-                    ],
-                )
-                self._insert_actions(conn, game_id, 0, actions, now)
-                self._finish_if_over(conn, game_id, state, now)
-                first = state.current_player()
-                first_user = occupants[first][1] if 0 <= first < len(occupants) else None
-                if first_user is not None and occupants[first][0] == "player":
-                    queue_mail(conn, first_user, "turn", {"by": None}, game_id=game_id, seq=len(actions))
-            self._cache_put(game_id, tracked)
-        self._info_cache.pop(game_id, None)
-        info = self.game(game_id)
-        to_move = state.current_player()
-        self._notify(GameEvent(game_id, len(actions), to_move, info.status, info.is_bot_seat(to_move)))
+        """Start the game if no seat is left to fill (a new game against bots only)."""
+        try:
+            with self._open_game(game_id) as conn:
+                started = self._start_if_full(conn, game_id)
+        except (Conflict, NotFound):
+            return
+        self._after_change(game_id, started)
 
-
-    def open_games(self, user: UserInfo | None = None) -> list[GameInfo]:
-        """Games waiting for players: with an open seat, or with an invitation for ``user``."""
-        waiting = select(SeatRow.game_id).where(
-            or_(SeatRow.kind == "open", SeatRow.user_id == (user.id if user else -1))
+    def _start_if_full(self, conn: Connection, game_id: int) -> tuple[Tracked, int] | None:
+        """Inside a claimed transaction: start a full game, seats shuffled so the first player is drawn at random."""
+        seats = self._seat_rows(conn, game_id)
+        if any(s.kind in ("open", "invited") for s in seats):
+            return None
+        row = conn.execute(
+            select(GameRow.game, GameRow.num_players, GameRow.options_json).where(GameRow.id == game_id)
+        ).one()
+        occupants = [(s.kind, s.user_id, s.bot) for s in seats]
+        CHANCE_RNG.shuffle(occupants)
+        state = eng.load(row.game).new_state(row.num_players, json.loads(row.options_json))
+        tracked = Tracked(state)
+        actions = self._resolve_chance(tracked)
+        now = utcnow()
+        conn.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.status == "open")
+            .values(status="running", started_at=now, seq=len(actions), to_move=state.current_player(),
+                    turn_since=now)
         )
-        return self._games((GameRow.status == "open") & GameRow.id.in_(waiting), (GameRow.created_at.desc(),))
+        conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
+        conn.execute(
+            insert(SeatRow),
+            [{"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b} for i, (k, u, b) in enumerate(occupants)],
+        )
+        self._insert_actions(conn, game_id, 0, actions, now)
+        self._finish_if_over(conn, game_id, state, now)
+        first = state.current_player()
+        first_user = occupants[first][1] if 0 <= first < len(occupants) else None
+        if first_user is not None and occupants[first][0] == "player":  # "your turn", in the same transaction
+            queue_mail(conn, first_user, "turn", {"by": None}, game_id=game_id, seq=len(actions))
+        return tracked, len(actions)
+
+    def _after_change(self, game_id: int, started: tuple[Tracked, int] | None) -> None:
+        """After the commit: forget the cached summary, and announce a game that started."""
+        self._info_cache.pop(game_id, None)
+        if started is None:
+            return
+        tracked, seq = started
+        self._cache_put(game_id, tracked)
+        info = self.game(game_id)
+        to_move = tracked.state.current_player()
+        self._notify(GameEvent(game_id, seq, to_move, info.status, info.is_bot_seat(to_move)))
+
+    def open_games(self, user: UserInfo | None = None, limit: int = 200) -> list[GameInfo]:
+        """Games waiting for players: with an open seat, or with an invitation for ``user``.
+
+        Newest first, but at most `lobby_per_creator` open invitations of any one
+        creator, so a flood from one user cannot push everyone else's out of the
+        list; the user's own games and invitations addressed to them always show.
+        """
+        me = user.id if user else -1
+        waiting = select(SeatRow.game_id).where(or_(SeatRow.kind == "open", SeatRow.user_id == me))
+        invited = select(SeatRow.game_id).where(SeatRow.user_id == me, SeatRow.kind == "invited")
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(GameRow.id, GameRow.creator_id, GameRow.id.in_(invited).label("for_me"))
+                .where(GameRow.status == "open", GameRow.id.in_(waiting))
+                .order_by(GameRow.created_at.desc(), GameRow.id.desc())
+                .limit(limit * 20)
+            ).all()
+        shown: list[int] = []
+        per_creator: dict[int | None, int] = {}
+        for gid, creator, for_me in rows:
+            if not for_me and creator != me:
+                per_creator[creator] = per_creator.get(creator, 0) + 1
+                if per_creator[creator] > self.lobby_per_creator:
+                    continue
+            shown.append(gid)
+            if len(shown) >= limit:
+                break
+        return [self.game(gid) for gid in shown]
 
     def user_games(self, user_id: int, statuses: Sequence[str] = ("open", "running", "finished")) -> list[GameInfo]:
         mine = select(SeatRow.game_id).where(SeatRow.user_id == user_id)

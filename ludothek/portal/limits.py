@@ -1,0 +1,206 @@
+"""Limits on what one client can take: rate limits, the login brake and the password-hash gate.
+
+Rate limits use the ``limits`` library with a moving window.  Without Redis the
+counters live in this process; with ``redis_url`` configured they live in Redis,
+so every server process of a deployment shares them (two servers are not two
+brakes).  A refused request gets 429 with ``Retry-After``.
+
+Load tests may switch the rate limits off with ``LUDOTHEK_RATE_LIMITS=off``;
+the hash gate and the body and socket limits stay on regardless.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from argon2 import PasswordHasher
+from limits import RateLimitItem, parse
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from ludothek.storage import TooManyAttempts
+
+#: The default limits, per key (documented in docs/security.md, "Limits").
+DEFAULT_RULES: dict[str, str] = {
+    # Accounts: registrations and guests per address.
+    "register": "10/hour",
+    "guest": "30/hour",
+    # The login brake: attempts per (name, address) pair and per address, counted before the check.
+    "login_pair": "5/15minutes",
+    "login_addr": "30/15minutes",
+    # Games created per user and per address.
+    "game_user": "60/hour",
+    "game_addr": "200/hour",
+}
+
+MESSAGES = {
+    "register": "too many new accounts from your address; try again later",
+    "guest": "too many guest accounts from your address; try again later",
+    "login_pair": "too many login attempts for this name; wait {seconds} seconds",
+    "login_addr": "too many login attempts from your address; wait {seconds} seconds",
+    "game_user": "you have created many games in a short time; wait {seconds} seconds",
+    "game_addr": "many games were created from your address in a short time; wait {seconds} seconds",
+}
+
+
+class RateLimits:
+    """Named moving-window limits; `hit` counts one request and refuses it past the limit."""
+
+    def __init__(self, redis_url: str | None = None, rules: dict[str, str] | None = None,
+                 enabled: bool = True, namespace: str = "ludothek") -> None:
+        self.enabled = enabled
+        options: dict[str, Any] = {"key_prefix": f"{namespace}:limits"} if redis_url else {}
+        self.storage = storage_from_string(redis_url or "memory://", **options)
+        self.limiter = MovingWindowRateLimiter(self.storage)
+        self.rules: dict[str, RateLimitItem] = {k: parse(v) for k, v in (rules or DEFAULT_RULES).items()}
+
+    def hit(self, name: str, *key: str) -> None:
+        """Count one request for ``key`` under limit ``name``; `TooManyAttempts` when it is over the limit."""
+        if not self.enabled:
+            return
+        item = self.rules[name]
+        if self.limiter.hit(item, name, *key):
+            return
+        reset = self.limiter.get_window_stats(item, name, *key).reset_time
+        seconds = max(1, math.ceil(reset - time.time()))
+        raise TooManyAttempts(MESSAGES[name].format(seconds=seconds), retry_after=seconds)
+
+    def clear(self, name: str, *key: str) -> None:
+        if self.enabled:
+            self.limiter.clear(self.rules[name], name, *key)
+
+
+class LoginBrake:
+    """Slows down password guessing without locking the owner out.
+
+    Every attempt is counted *before* the password is checked, per (name,
+    address) pair and per address, so a burst of concurrent guesses cannot
+    slip past the count.  A correct password clears its pair.  Nothing is
+    counted per name alone: an attacker hammering a name from elsewhere never
+    refuses its owner, who logs in from an address without recent failures.
+    """
+
+    def __init__(self, limits: RateLimits | None = None) -> None:
+        self.limits = limits or RateLimits()
+
+    @staticmethod
+    def _pair(name: str, address: str) -> tuple[str, str]:
+        return (str(name).lower(), address)
+
+    def attempt(self, name: str, address: str) -> None:
+        self.limits.hit("login_pair", *self._pair(name, address))
+        self.limits.hit("login_addr", address)
+
+    def succeeded(self, name: str, address: str) -> None:
+        self.limits.clear("login_pair", *self._pair(name, address))
+
+
+class HashGate:
+    """At most ``concurrency`` password hashes at once per process, at most ``queue`` waiting.
+
+    An argon2 hash costs 64 MiB and about 0.2 s: without a gate, 40 concurrent
+    registrations took 2.6 GB and slowed everyone's moves.  Past the queue a
+    request is refused at once with 429 instead of piling up.
+    """
+
+    def __init__(self, concurrency: int = 2, queue: int = 8) -> None:
+        self.concurrency = concurrency
+        self.queue = queue
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+        self._inside = 0  # hashing or waiting
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        with self._lock:
+            if self._inside >= self.concurrency + self.queue:
+                raise TooManyAttempts("the server is busy checking passwords; try again in a moment", retry_after=2)
+            self._inside += 1
+        try:
+            with self._slots:
+                yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+
+
+class GatedHasher(PasswordHasher):
+    """The configured argon2 hasher, with every hash and verification passing the gate."""
+
+    def __init__(self, inner: PasswordHasher, gate: HashGate) -> None:
+        super().__init__(time_cost=inner.time_cost, memory_cost=inner.memory_cost, parallelism=inner.parallelism,
+                         hash_len=inner.hash_len, salt_len=inner.salt_len, encoding=inner.encoding, type=inner.type)
+        self.inner = inner
+        self.gate = gate
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        with self.gate.slot():
+            return self.inner.hash(password, salt=salt)
+
+    def check_needs_rehash(self, hash: str | bytes) -> bool:
+        return self.inner.check_needs_rehash(hash)
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        with self.gate.slot():
+            return self.inner.verify(hash, password)
+
+
+class SocketCounter:
+    """Live sockets open in this process, per user and per address, with a cap on each."""
+
+    def __init__(self, per_user: int = 8, per_address: int = 64) -> None:
+        self.per_user = per_user
+        self.per_address = per_address
+        self._lock = threading.Lock()
+        self._users: dict[int, int] = {}
+        self._addresses: dict[str, int] = {}
+
+    def open(self, user_id: int, address: str) -> bool:
+        """Count a new socket; ``False`` (and nothing counted) when a cap is reached."""
+        with self._lock:
+            if self._users.get(user_id, 0) >= self.per_user or self._addresses.get(address, 0) >= self.per_address:
+                return False
+            self._users[user_id] = self._users.get(user_id, 0) + 1
+            self._addresses[address] = self._addresses.get(address, 0) + 1
+            return True
+
+    def close(self, user_id: int, address: str) -> None:
+        with self._lock:
+            _release(self._users, user_id)
+            _release(self._addresses, address)
+
+    def total(self) -> int:
+        with self._lock:
+            return sum(self._users.values())
+
+
+def _release(table: dict[Any, int], key: Any) -> None:
+    left = table.get(key, 0) - 1
+    if left > 0:
+        table[key] = left
+    else:
+        table.pop(key, None)
+
+
+def raise_open_file_limit() -> int:
+    """Raise this process's open-file limit to the hard limit; the number of files it may now hold.
+
+    Every connection is a file: the common default soft limit of 1,024 let 1,007 idle
+    sockets stop every other request.  Unprivileged processes may go up to the hard limit.
+    """
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1_048_576)
+    if soft == resource.RLIM_INFINITY or soft >= target:
+        return soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return soft
+    return target
