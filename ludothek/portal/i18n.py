@@ -356,6 +356,11 @@ TEXTS.update({
     },
     "mail_ended_subject": {"de": "{game} #{id} ist zu Ende", "en": "{game} #{id} has ended"},
     "mail_ended_body": {"de": "{game} #{id} ist zu Ende. Das Ergebnis:", "en": "{game} #{id} has ended. The result:"},
+    "mail_reminder_subject": {"de": "{game} #{id}: Deine Zeit läuft bald ab", "en": "{game} #{id}: your time runs out soon"},
+    "mail_reminder_body": {
+        "de": "in {game} #{id} mit {players} bist du am Zug, und deine Zeit läuft am {when} ab.",
+        "en": "it is your turn in {game} #{id} with {players}, and your time runs out on {when}.",
+    },
     "mail_verify_subject": {"de": "Bestätige deine E-Mail-Adresse", "en": "Confirm your e-mail address"},
     "mail_verify_body": {
         "de": "bitte bestätige, dass Ludothek an diese Adresse schreiben darf. Der Link gilt 48 Stunden.",

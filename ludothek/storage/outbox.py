@@ -12,9 +12,12 @@ Other code queues mail with::
         ...                                    # the change that causes the mail
         queue_mail(conn, user_id, "reminder", {"deadline": "..."}, game_id=gid)
 
-``kind`` names the mail (``turn``, ``digest``, ``invite``, ``ended``,
-``verify``, ``reset``, or a new one such as ``reminder``: the sender's
-composer must know it); ``payload`` is small JSON the composer reads.
+``kind`` names the mail: ``turn``, ``digest``, ``invite``, ``ended``,
+``verify``, ``reset``, or ``reminder`` (time runs out: pass ``game_id``, the
+game's current ``seq`` and ``{"deadline": <ISO 8601 time>}``; it is skipped
+if the player has moved meanwhile or wants no turn mails).  A new kind needs
+a branch in `ludothek.workers.mail_compose.Composer`.  ``payload`` is small
+JSON the composer reads.
 
 Sending at most once: the sender claims a row by switching it from
 ``pending`` to ``sending`` (a conditional ``UPDATE``, committed before the

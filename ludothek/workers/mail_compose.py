@@ -24,7 +24,7 @@ from ludothek.storage.outbox import QueuedMail
 from .mail_links import MailLinks
 
 #: Mails about games carry List-Unsubscribe; verification and reset mails are what the user asked for.
-NOTIFICATIONS = ("turn", "digest", "invite", "ended")
+NOTIFICATIONS = ("turn", "digest", "invite", "ended", "reminder")
 
 
 @dataclass
@@ -82,6 +82,8 @@ class Composer:
             parts = self._invite(mail, user.id, lang) if prefs.invites else Skip("invitation mails are off")
         elif mail.kind == "ended":
             parts = self._ended(mail, lang) if prefs.ended else Skip("end-of-game mails are off")
+        elif mail.kind == "reminder":
+            parts = self._reminder(mail, user.id, lang) if prefs.turns != "off" else Skip("turn mails are off")
         elif mail.kind == "verify":
             parts = Parts(t("mail_verify_subject", lang), [t("mail_verify_body", lang)],
                           (t("mail_verify_link", lang), self.links.url("verify", user.id, a=to)))
@@ -137,6 +139,26 @@ class Composer:
                 mover = names[entry["seat"]] if 0 <= entry["seat"] < len(names) else ""
                 return text if not mover or text.startswith(mover) else f"{mover}: {text}"
         return ""
+
+    def _reminder(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
+        """Time is running out (queued by the clocks with ``{"deadline": ISO time}``); only while still my turn."""
+        info = self._game(mail.game_id)
+        if info is None or info.status != "running":
+            return Skip("the game is no longer running")
+        seat = info.seat_of(user_id)
+        if seat is None or info.to_move != seat or (mail.seq is not None and info.seq != mail.seq):
+            return Skip("the player has moved since")
+        prefs = self.store.prefs(user_id)
+        try:
+            deadline = datetime.fromisoformat(str(mail.payload.get("deadline")))
+            when = local_now(deadline, prefs.timezone).strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            when = "?"
+        title = pick(eng.load(info.game).title, lang)
+        return Parts(t("mail_reminder_subject", lang, game=title, id=info.id),
+                     [t("mail_reminder_body", lang, game=title, id=info.id, when=when,
+                        players=_players(seat_names(info), lang))],
+                     (t("mail_open_game", lang), self.links.game_url(info.id)))
 
     def _digest(self, user_id: int, lang: str) -> Parts | Skip:
         items = []

@@ -537,3 +537,29 @@ def test_prefs_rows_are_per_user(client: TestClient) -> None:
         assert conn.execute(select(func.count()).select_from(NotifyPrefs)).scalar() == 1
         assert conn.execute(select(func.count()).select_from(User)).scalar() == 2
     assert client.get("/api/me/notifications", headers=hb).json()["turns"] == "each"
+
+
+def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, sink: Sink) -> None:
+    """The clocks queue "your time runs out" with `queue_mail`; it goes out only while still my turn."""
+    ha, hb = api_user(client, "anna"), api_user(client, "bert")
+    verified(client, sink, ha, "anna@example.org")
+    verified(client, sink, hb, "bert@example.org")
+    client.put("/api/me/notifications", json={"timezone": "Europe/Berlin"}, headers=ha)
+    client.put("/api/me/notifications", json={"timezone": "Europe/Berlin"}, headers=hb)
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=ha).json()["id"]
+    client.post(f"/api/games/{gid}/join", headers=hb)
+    send(client)
+    sink.take()
+    store = store_of(client)
+    h = ha if client.get(f"/api/games/{gid}", headers=ha).json()["my_turn"] else hb
+    g = client.get(f"/api/games/{gid}", headers=h).json()
+    uid = client.get("/api/me", headers=h).json()["id"]
+    with store.engine.begin() as conn:
+        queue_mail(conn, uid, "reminder", {"deadline": "2030-03-01T11:00:00+00:00"}, game_id=gid, seq=g["seq"])
+        queue_mail(conn, uid, "reminder", {"deadline": "2030-03-01T11:00:00+00:00"}, game_id=gid, seq=g["seq"] - 1)
+    send(client)
+    (mail,) = sink.take()
+    assert mail.subject == f"Pig #{gid}: your time runs out soon"
+    assert "2030-03-01 12:00" in mail.text()  # in the recipient's time zone
+    assert mail.msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert [r["status"] for r in store.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
