@@ -32,6 +32,7 @@ TEXTS = {
     "seat": {"de": "Platz", "en": "Seat"},
     "bot": {"de": "Bot", "en": "bot"},
     "saved": {"de": "Partie gespeichert in", "en": "Game record saved to"},
+    "undone": {"de": "zurückgenommen", "en": "taken back"},
 }
 
 
@@ -212,18 +213,23 @@ def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = N
         raise SystemExit(f"ludothek: cannot read {path}: {exc.strerror}") from None
     try:
         state = engine.replay(text)
-        lines = engine.log(text, viewer="all" if viewer is None else viewer, lang=lang)
+        # Records exported by the portal carry the players' names: the log speaks of them by name.
+        meta = json.loads(text).get("meta") or {}
+        names = meta.get("players") if isinstance(meta, dict) else None
+        names = [str(n) for n in names] if isinstance(names, list) and len(names) == state.num_players else None
+        lines = engine.log(text, viewer="all" if viewer is None else viewer, lang=lang, names=names)
     except engine.ReplayError as exc:
         print(f"ludothek: {path}: {exc}", file=sys.stderr)
         return 1
     for line in lines:
         who = "*" if line["seat"] == "chance" else f"{line['seat'] + 1}"
-        print(f"{line['n']:>5} [{who}] {line['text']}", file=out)
+        undone = " (" + _t("undone", lang) + ")" if line.get("undone") else ""
+        print(f"{line['n']:>5} [{who}] {line['text']}{undone}", file=out)
     if state.is_terminal():
         print(_t("game_over", lang), file=out)
         for r in sorted(state.result(), key=lambda r: r.rank):
-            print(f"  {_t('rank', lang)} {r.rank}: {_t('seat', lang)} {r.seat + 1} ({_t('score', lang)} {r.score})",
-                  file=out)
+            who = names[r.seat] if names else f"{_t('seat', lang)} {r.seat + 1}"
+            print(f"  {_t('rank', lang)} {r.rank}: {who} ({_t('score', lang)} {r.score})", file=out)
     return 0
 
 

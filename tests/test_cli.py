@@ -83,6 +83,24 @@ def test_replay_prints_log_and_names_bad_action(tmp_path: Path, capsys: pytest.C
         cli.main(["replay", str(tmp_path / "missing.json")])
 
 
+def test_replay_of_a_portal_record_names_the_players_and_shows_undos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.rolltheages.helpers import new_game, roll
+
+    state = new_game(2, start=1)
+    roll(state, "W", "W", "W")
+    state.apply_action("done")
+    state.undo(0)
+    rec = engine.record(state, id=1, players=["anna", "bruno"])
+    path = tmp_path / "portal.json"
+    path.write_text(json.dumps(rec))
+    assert cli.main(["replay", str(path), "--lang", "de"]) == 0
+    out = capsys.readouterr().out
+    assert "anna nimmt die letzte Aktion zurück." in out and "(zurückgenommen)" in out
+    assert "Spieler 1" not in out
+
+
 def test_serve_starts_the_portal_with_an_embedded_database(tmp_path: Path) -> None:
     """``make run`` path: ``ludothek serve`` with nothing configured answers on its port."""
     with socket.socket() as sock:

@@ -5,6 +5,7 @@ from .core import (
     HIDDEN_ACTION,
     LANGS,
     TERMINAL,
+    UNDO,
     Game,
     HistoryEntry,
     IllegalAction,
@@ -13,11 +14,14 @@ from .core import (
     ReplayError,
     SeatResult,
     State,
+    naming,
     pick,
     ranks_from_keys,
     sample_chance,
+    score_part,
+    seat_name,
 )
-from .records import RECORD_FORMAT, initial_state, log, record, replay
+from .records import RECORD_FORMAT, initial_state, log, record, replay, undo_text
 from .registry import games, load, register
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "LANGS",
     "RECORD_FORMAT",
     "TERMINAL",
+    "UNDO",
     "Game",
     "HistoryEntry",
     "IllegalAction",
@@ -38,10 +43,14 @@ __all__ = [
     "initial_state",
     "load",
     "log",
+    "naming",
     "pick",
     "ranks_from_keys",
     "record",
     "register",
     "replay",
     "sample_chance",
+    "score_part",
+    "seat_name",
+    "undo_text",
 ]

@@ -16,7 +16,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .core import CHANCE, LANGS, TERMINAL, Game, IllegalAction, State, sample_chance
+from .core import CHANCE, LANGS, TERMINAL, UNDO, Game, IllegalAction, State, sample_chance
 from .records import record, replay
 from .registry import load
 
@@ -93,6 +93,8 @@ def check_basic(state: State) -> None:
         return
     if not actions:
         raise _fail("a non-terminal state has no legal actions", state)
+    if UNDO in actions and player != CHANCE:
+        raise _fail(f"{UNDO!r} is reserved for taking back an action and cannot be a game's action", state)
     if len(set(actions)) != len(actions):
         raise _fail(f"duplicate legal actions: {actions}", state)
     if not all(isinstance(a, str) and a and a == a.strip() for a in actions):
@@ -205,6 +207,49 @@ def check_views(state: State, rng: random.Random, tries: int = 2) -> None:
             raise _fail(f"history({seat}) shows a secret outcome", state)
 
 
+def check_breakdown(state: State) -> None:
+    """At the end, every view has a score breakdown per seat whose points add up to the seat's score."""
+    if not state.is_terminal():
+        return
+    scores = {r.seat: r.score for r in state.result()}
+    for viewer in _viewers(state):
+        breakdown = state.view(viewer).get("breakdown")
+        if not isinstance(breakdown, list) or sorted(b.get("seat") for b in breakdown) != sorted(scores):
+            raise _fail(f"view({viewer}) has no score breakdown for every seat at the end", state)
+        for entry in breakdown:
+            parts = entry.get("parts") or []
+            if not all({"part", "label", "points"} <= set(p) and set(p["label"]) == set(LANGS) for p in parts):
+                raise _fail(f"view({viewer}): a breakdown part lacks its id, labels or points: {parts}", state)
+            total = sum(p["points"] for p in parts if p["points"] is not None)
+            seat = entry["seat"]
+            if abs(total - scores[seat]) > 1e-9 or abs(entry.get("total", total) - scores[seat]) > 1e-9:
+                raise _fail(f"view({viewer}): seat {seat}'s breakdown adds up to {total}, not {scores[seat]}", state)
+
+
+def check_undo(state: State, rng: random.Random) -> None:
+    """Where the mover may take back its last action, undo restores that position exactly and replays."""
+    history = state.history()
+    if state.is_terminal() or not history:
+        return
+    last = history[-1]
+    if last.seat < 0 or last.action == UNDO:
+        return
+    for seat in range(state.num_players):
+        allowed = state.undo_refusal(seat) is None
+        if allowed != (seat == last.seat):
+            raise _fail(f"undo for seat {seat} is {'allowed' if allowed else 'refused'} after {last}", state)
+    before = replay(record(state), upto=len(history) - 1).snapshot()
+    child = state.clone()
+    child.undo(last.seat)
+    if child.snapshot() != before:
+        raise _fail("undo does not restore the position before the last action", state)
+    if child.move_number() != state.move_number() + 1 or child.history()[-1].action != UNDO:
+        raise _fail("an undo is not kept in the history", state)
+    again = replay(json.loads(json.dumps(record(child))))
+    if again.snapshot() != child.snapshot():
+        raise _fail("a record with an undo does not replay to the same state", state)
+
+
 def check_describe(state: State) -> None:
     """Every legal action has a sentence in every language."""
     for action in state.legal_actions():
@@ -222,12 +267,15 @@ def run_suite(
     max_actions: int = 100_000,
     check_every: int = 1,
     deep_every: int = 25,
+    undo_rate: float = 0.02,
 ) -> list[State]:
     """Play one random game per seed and check every promise along the way.
 
     The cheap checks run every ``check_every`` actions; the costly ones (every
-    legal action applied, illegal actions, clone, views) every ``deep_every``
-    actions and at the end.  Returns the terminal states.
+    legal action applied, illegal actions, clone, views, undo) every
+    ``deep_every`` actions and at the end.  With probability ``undo_rate`` a
+    seat that may take back its last action does so, so the final records
+    also prove that undo entries replay.  Returns the terminal states.
     """
     g = _game(game)
     finals: list[State] = []
@@ -245,6 +293,11 @@ def run_suite(
                 break
             if n >= max_actions:
                 raise _fail(f"seed {seed}: no terminal state within {max_actions} actions", state)
+            last = state.history()[-1] if state.move_number() else None
+            if last is not None and last.seat >= 0 and rng.random() < undo_rate and state.can_undo(last.seat):
+                state.undo(last.seat)
+                n += 1
+                continue
             action = random_action(state, rng)
             if len(seen) < 200 and action not in seen:
                 seen.append(action)
@@ -263,3 +316,6 @@ def _deep(state: State, rng: random.Random, seen: list[str]) -> None:
     check_clone_independent(state, rng)
     check_views(state, rng)
     check_describe(state)
+    if rng.random() < 0.25:  # it replays the game three times: a sample of positions is enough
+        check_undo(state, rng)
+    check_breakdown(state)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import copy
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -22,6 +24,44 @@ CHANCE = -1
 TERMINAL = -4
 
 LANGS = ("de", "en")
+
+#: The reserved action word of a record entry that takes back the seat's last action (see `State.undo`).
+UNDO = "undo"
+
+#: The seat names in force while a sentence is being made (see `naming`).
+_NAMES: ContextVar[tuple[str, ...] | None] = ContextVar("ludothek_seat_names", default=None)
+
+
+@contextmanager
+def naming(names: Sequence[str] | None) -> Iterator[None]:
+    """Make `seat_name` speak of seats by ``names`` (``names[seat]``) inside the block.
+
+    ``describe(..., names=...)``, ``describe_hidden``, ``engine.log`` and
+    ``apply_action(..., names=...)`` use it, so a game's sentence code asks
+    `seat_name` and never threads the names through itself.  ``None`` keeps
+    whatever names an outer block set.  Nothing is stored in any state, so
+    states stay pure and records replay unchanged.
+    """
+    if names is None:
+        yield
+        return
+    token = _NAMES.set(tuple(str(n) for n in names))
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+def seat_name(seat: int, lang: str = "en") -> str:
+    """How every text names ``seat``: its player's name, or "Player 1"/"Spieler 1" (seat 0) when none was given.
+
+    Log sentences, buttons and refusals all call this, so a seat is named the
+    same way everywhere (the fallback counts from 1, as the action notation does).
+    """
+    names = _NAMES.get()
+    if names is not None and 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return f"{'Spieler' if lang == 'de' else 'Player'} {seat + 1}"
 
 
 class IllegalAction(ValueError):
@@ -94,6 +134,18 @@ class HistoryEntry:
 
 
 HIDDEN_ACTION = "?"
+
+
+def score_part(
+    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """One line of a final score breakdown (``view(seat)["breakdown"]``), labelled in German and English.
+
+    ``points`` add up to the seat's score; a line with ``points=None`` only
+    explains (e.g. Machi Koro's finishing order) and ``detail`` says more.
+    """
+    return {"part": part, "label": {"de": de, "en": en}, "points": points,
+            "detail": dict(detail) if detail is not None else None}
 
 
 def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
@@ -218,8 +270,8 @@ class State(ABC):
         """Each seat's rank and score; meaningful once terminal (running scores before)."""
 
     @abstractmethod
-    def describe(self, action: str, lang: str = "en") -> str:
-        """A short sentence for the log, for an action legal in this state."""
+    def _describe(self, action: str, lang: str) -> str:
+        """A short sentence for the log, for an action legal in this state (seats named by `seat_name`)."""
 
     @abstractmethod
     def snapshot(self) -> dict[str, Any]:
@@ -258,9 +310,19 @@ class State(ABC):
         """
         return None
 
-    def describe_hidden(self, action: str, lang: str = "en") -> str:
+    def _describe_hidden(self, action: str, lang: str) -> str:
         """Log sentence for a secret chance outcome, as seen by a seat that may not see it."""
         return "Ein verdeckter Zufallsausgang." if lang == "de" else "A hidden chance outcome."
+
+    def describe(self, action: str, lang: str = "en", names: Sequence[str] | None = None) -> str:
+        """A short sentence for ``action`` (legal now) in ``lang``; ``names[seat]`` names each seat."""
+        with naming(names):
+            return self._describe(action, lang)
+
+    def describe_hidden(self, action: str, lang: str = "en", names: Sequence[str] | None = None) -> str:
+        """The sentence a seat that may not see the secret chance outcome ``action`` reads instead."""
+        with naming(names):
+            return self._describe_hidden(action, lang)
 
     # ----- shared behaviour -------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -269,11 +331,19 @@ class State(ABC):
     def is_chance_node(self) -> bool:
         return self.current_player() == CHANCE
 
-    def apply_action(self, action: str, seat: int | None = None) -> None:
+    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
         """Apply one legal action; with ``seat``, also check that it is that seat's turn.
 
-        Anything illegal raises `IllegalAction` before the state changes.
+        Anything illegal raises `IllegalAction` before the state changes; its
+        message names seats by ``names`` (as `seat_name` does).
         """
+        if names is None:  # the hot path of bots and replays: no context to set
+            self._apply_checked(action, seat)
+            return
+        with naming(names):
+            self._apply_checked(action, seat)
+
+    def _apply_checked(self, action: str, seat: int | None) -> None:
         if not isinstance(action, str):
             raise IllegalAction(f"an action must be a string, not {type(action).__name__}")
         player = self.current_player()
@@ -282,14 +352,14 @@ class State(ABC):
         if seat is not None and seat != player:
             if player == CHANCE:
                 raise IllegalAction("it is nobody's turn: a random outcome is due")
-            raise IllegalAction(f"it is not your turn (seat {player + 1} is to move)")
+            raise IllegalAction(f"it is not your turn ({seat_name(player)} is to move)")
         self._validate(action)
         visible_to = self._visibility(action) if player == CHANCE else None
         self._apply(action)
         self._history.append(HistoryEntry(player, action, visible_to))
 
     def history(self, viewer: int | str | None = "all") -> list[HistoryEntry]:
-        """Applied actions with their seats.
+        """Applied actions with their seats, and undo entries (action `UNDO`) after the actions they took back.
 
         ``history()`` gives everything (for records); ``history(seat)`` or
         ``history(None)`` (a spectator) replaces secret outcomes by ``"?"``.
@@ -300,8 +370,83 @@ class State(ABC):
         return [e if e.visible(seat) else HistoryEntry(e.seat, HIDDEN_ACTION, e.visible_to) for e in self._history]
 
     def move_number(self) -> int:
-        """How many actions have been applied: the sequence number moves are made against."""
+        """How many entries the history holds (actions and undos): the sequence number moves are made against."""
         return len(self._history)
+
+    # ----- undo -------------------------------------------------------------------
+    def _in_force(self) -> list[int]:
+        """Indices into the history of the actions still in force (undone ones and undo entries left out)."""
+        stack: list[int] = []
+        for index, entry in enumerate(self._history):
+            if entry.action == UNDO and entry.seat != CHANCE:
+                stack.pop()
+            else:
+                stack.append(index)
+        return stack
+
+    def undone(self) -> set[int]:
+        """Indices into `history` of the actions that were taken back (for logs that strike them through)."""
+        kept = set(self._in_force())
+        return {i for i, e in enumerate(self._history) if i not in kept and not (e.action == UNDO and e.seat != CHANCE)}
+
+    def undo_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not take back its last action now, or ``None`` when it may.
+
+        A seat may take back its own last action in force as long as nothing
+        happened after it: no chance outcome was drawn and no other seat acted
+        (not even in a move it took back since).  Repeated undos walk back
+        through the seat's run of actions, which is the turn it is playing (or
+        has just ended), never past a chance outcome or another seat's move.
+        """
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players:
+            return f"there is no seat {seat!r} in this game"
+        if self.is_terminal():
+            return "the game is over; nothing can be taken back"
+        stack = self._in_force()
+        if not stack:
+            return "nothing has been played yet that could be taken back"
+        last = self._history[stack[-1]]
+        if last.seat == CHANCE:
+            return "a random outcome has been drawn since your last action, so it cannot be taken back"
+        # Other seats' moves after it count even when they were taken back: they saw the position.
+        other = next((e for e in [last, *self._history[stack[-1] + 1:]] if e.seat != seat), None)
+        if other is not None:
+            return f"{seat_name(other.seat)} has acted since, so your last action cannot be taken back"
+        return None
+
+    def can_undo(self, seat: int) -> bool:
+        return self.undo_refusal(seat) is None
+
+    def undo(self, seat: int, names: Sequence[str] | None = None, before: State | None = None) -> None:
+        """Take back ``seat``'s last action in force; the undo itself stays in the history.
+
+        The position becomes exactly the one before that action.  It is rebuilt
+        by replaying the actions still in force, so every game gets undo for
+        free; a caller that kept the position from just before that action
+        passes it as ``before`` (a copy is taken) to skip the replay.  Refused
+        with `IllegalAction` (nothing changes) unless `undo_refusal` allows it.
+        Records keep both the action and the undo entry, so they replay to this
+        very state.
+        """
+        with naming(names):
+            reason = self.undo_refusal(seat)
+        if reason is not None:
+            raise IllegalAction(reason)
+        stack = self._in_force()
+        kept = [(self._history[i].seat, self._history[i].action) for i in stack[:-1]]
+        if before is not None:
+            theirs = before._history
+            if [(theirs[i].seat, theirs[i].action) for i in before._in_force()] != kept:
+                raise ValueError("'before' is not the position before the action to take back")
+            fresh = before.clone()
+        else:
+            fresh = self.game.new_state(self.num_players, self.options)
+            for _, action in kept:
+                fresh.apply_action(action)
+        journal = [*self._history, HistoryEntry(seat, UNDO)]
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self._history = journal
 
     def turns_taken(self) -> int:
         """How many player turns have begun, for statistics such as average game length.
@@ -311,7 +456,7 @@ class State(ABC):
         (solo play, extra turns) overrides it with its own turn counter.
         """
         count, last = 0, None
-        for entry in self._history:
+        for entry in (self._history[i] for i in self._in_force()):
             if entry.seat == CHANCE:
                 continue
             if entry.seat != last:

@@ -8,10 +8,20 @@ start state reproduces the identical state.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .core import CHANCE, IllegalAction, InvalidOptions, ReplayError, State, check_lang
+from .core import (
+    CHANCE,
+    UNDO,
+    IllegalAction,
+    InvalidOptions,
+    ReplayError,
+    State,
+    check_lang,
+    naming,
+    seat_name,
+)
 from .registry import load
 
 RECORD_FORMAT = "ludothek-record/1"
@@ -84,6 +94,12 @@ def replay(data: Any, upto: int | None = None) -> State:
         if not isinstance(entry, Mapping) or "action" not in entry or "seat" not in entry:
             raise ReplayError(f"action {index + 1} is malformed: {entry!r}", index)
         action, seat = entry["action"], entry["seat"]
+        if action == UNDO and seat != "chance":
+            try:
+                state.undo(seat)
+            except IllegalAction as exc:
+                raise ReplayError(f"action {index + 1} (undo by seat {seat}) does not apply: {exc}", index, UNDO) from exc
+            continue
         expected = state.current_player()
         wanted = CHANCE if seat == "chance" else seat
         if wanted != expected:
@@ -99,25 +115,44 @@ def replay(data: Any, upto: int | None = None) -> State:
     return state
 
 
-def log(data_or_state: Any, viewer: int | str | None = "all", lang: str = "en") -> list[dict[str, Any]]:
-    """The game log as sentences, as ``viewer`` may see it.
+def undo_text(seat: int, lang: str) -> str:
+    """The log sentence of an undo entry."""
+    who = seat_name(seat, lang)
+    return f"{who} nimmt die letzte Aktion zurück." if lang == "de" else f"{who} takes back their last action."
+
+
+def log(
+    data_or_state: Any, viewer: int | str | None = "all", lang: str = "en", names: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """The game log as sentences, as ``viewer`` may see it; ``names[seat]`` names each seat.
 
     Each sentence is made by ``describe`` in the state before the action, so
-    it can speak of what the action did at that moment.
+    it can speak of what the action did at that moment.  An undo is a line of
+    its own, and the line of the action it took back says ``"undone": true``.
     """
     check_lang(lang)
     rec = record(data_or_state) if isinstance(data_or_state, State) else _parse(data_or_state)
     state = initial_state(rec)
     seat = viewer if isinstance(viewer, int) else None
     lines: list[dict[str, Any]] = []
-    for index, entry in enumerate(rec["actions"]):
-        action = entry["action"]
-        who = CHANCE if entry["seat"] == "chance" else entry["seat"]
-        visible_to = state._visibility(action) if who == CHANCE else None
-        public = viewer == "all" or visible_to is None or (seat is not None and seat in visible_to)
-        text = state.describe(action, lang) if public else state.describe_hidden(action, lang)
-        lines.append(
-            {"n": index + 1, "seat": entry["seat"], "action": action if public else "?", "text": text}
-        )
-        state.apply_action(action)
+    in_force: list[int] = []
+    with naming(names):
+        for index, entry in enumerate(rec["actions"]):
+            action = entry["action"]
+            who = CHANCE if entry["seat"] == "chance" else entry["seat"]
+            if action == UNDO and who != CHANCE:
+                lines[in_force.pop()]["undone"] = True
+                lines.append({"n": index + 1, "seat": who, "action": UNDO, "text": undo_text(who, lang),
+                              "undone": False})
+                state.undo(who)
+                continue
+            visible_to = state._visibility(action) if who == CHANCE else None
+            public = viewer == "all" or visible_to is None or (seat is not None and seat in visible_to)
+            text = state.describe(action, lang) if public else state.describe_hidden(action, lang)
+            in_force.append(len(lines))
+            lines.append(
+                {"n": index + 1, "seat": entry["seat"], "action": action if public else "?", "text": text,
+                 "undone": False}
+            )
+            state.apply_action(action)
     return lines

@@ -279,8 +279,34 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
         sc["legal"] = sc.pop("legal_described")
         answer.update(sc)
 
-    portal_of(request).store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+    store = portal_of(request).store
+    if body.action == eng.UNDO:
+        store.undo_as(game_id, user.id, body.seq, after=after)
+    else:
+        store.submit_as(game_id, user.id, body.action, body.seq, after=after)
     return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
+
+
+class UndoRequest(BaseModel):
+    seq: int = Field(description="the sequence number of the state the undo was asked against")
+
+
+@router.post("/games/{game_id}/undo", summary="Take back my last action (while can_undo is true)")
+async def undo(game_id: int, body: UndoRequest, request: Request, user: User, lang: Lang = None) -> JSONResponse:
+    """Allowed while no other seat has acted and no chance outcome was drawn since my last action
+    (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and nothing changes.
+    The undo is stored as an entry of its own; the answer is as for a move."""
+    language = lang or user.lang
+    answer: dict[str, Any] = {}
+
+    def after(info: GameInfo, tracked: Tracked) -> None:
+        answer.update(game_summary(info, user, language))
+        sc = seat_context(info, tracked, info.seat_of(user.id), language, with_log=False)
+        sc["legal"] = sc.pop("legal_described")
+        answer.update(sc)
+
+    portal_of(request).store.undo_as(game_id, user.id, body.seq, after=after)
+    return JSONResponse(answer)
 
 
 @router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")

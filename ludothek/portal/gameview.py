@@ -8,7 +8,6 @@ secret in pages, API answers and live updates.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ludothek import engine as eng
@@ -19,7 +18,8 @@ from .i18n import pick, t
 
 
 def seat_names(info: GameInfo) -> list[str]:
-    return [s.name or "?" for s in info.seats]
+    """How the games' sentences name each seat: the user's name, or the bot's label."""
+    return info.seat_names()
 
 
 def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, Any]:
@@ -55,11 +55,13 @@ def seat_context(
     view = state.view(seat)
     to_move = state.current_player()
     legal = state.legal_actions() if seat is not None and to_move == seat else []
+    names = seat_names(info)
     return {
         "seat": seat,
         "view": view,
         "legal": legal,
-        "legal_described": [{"action": a, "text": state.describe(a, lang)} for a in legal],
+        "legal_described": [{"action": a, "text": state.describe(a, lang, names)} for a in legal],
+        "can_undo": seat is not None and info.status == "running" and state.can_undo(seat),
         "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,
         "finished": state.is_terminal(),
@@ -70,37 +72,19 @@ def seat_context(
 
 def engine_log_equivalent(tracked: Tracked, seat: int | None, lang: str) -> list[dict[str, Any]]:
     """`ludothek.engine.log` for the same viewer (used by tests to prove the cached log is identical)."""
-    return eng.log(tracked.state, viewer=seat, lang=lang)
-
-
-#: How the games' ``describe`` sentences name a seat ("Player 2" / "Spieler 2"), 1-based.
-SEAT_MENTION = re.compile(r"\b(?:Player|Spieler) ([1-9]\d?)\b")
-
-
-def with_names(text: str, names: list[str]) -> str:
-    """``text`` with every "Player N" / "Spieler N" replaced by that seat's display name.
-
-    The games speak of seats by number (their ``describe`` knows no user names);
-    on the page the sentence should read "anna builds ...".  A number outside the
-    game's seats is left alone.
-    """
-
-    def name_of(match: re.Match[str]) -> str:
-        index = int(match.group(1)) - 1
-        return names[index] if 0 <= index < len(names) else match.group(0)
-
-    return SEAT_MENTION.sub(name_of, text)
+    return eng.log(tracked.state, viewer=seat, lang=lang, names=tracked.names)
 
 
 def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[dict[str, Any]]:
     """The log for the page: each line with a label (the seat's name, or Chance/Zufall) and its sentence.
 
-    When the sentence already begins with the mover's name ("anna builds ..."),
-    the label is not repeated in front of it.
+    The sentences already name the seats (the store makes them with the seat
+    names).  When one begins with the mover's name ("anna builds ..."), the
+    label is not repeated in front of it.
     """
     lines = []
     for entry in log:
-        text = with_names(str(entry["text"]), names)
+        text = str(entry["text"])
         seat = entry["seat"]
         if seat == "chance" or not isinstance(seat, int) or not 0 <= seat < len(names):
             label: str | None = t("chance", lang)
@@ -108,5 +92,37 @@ def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[di
             label = names[seat]
             if text.startswith(label + " ") or text.startswith(label + ":"):
                 label = None
-        lines.append({"n": entry["n"], "seat": seat, "label": label, "text": text})
+        lines.append({"n": entry["n"], "seat": seat, "label": label, "text": text,
+                      "undone": bool(entry.get("undone"))})
     return lines
+
+
+def breakdown_table(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:
+    """The end view's score breakdown as a table: one column per seat (best first), one row per part.
+
+    A part some seats lack (a Snowdonia contract only one fulfilled) is an
+    empty cell for the others; a part without points shows its detail text.
+    """
+    if not breakdown:
+        return None
+    seats = sorted(breakdown, key=lambda b: (b.get("rank", 0), b["seat"]))
+    order: list[str] = []
+    labels: dict[str, str] = {}
+    for entry in seats:
+        for part in entry["parts"]:
+            if part["part"] not in labels:
+                order.append(part["part"])
+                labels[part["part"]] = pick(part["label"], lang)
+    rows = []
+    for key in order:
+        cells = []
+        for entry in seats:
+            part = next((p for p in entry["parts"] if p["part"] == key), None)
+            if part is None:
+                cells.append("")
+            elif part["points"] is None:
+                cells.append(pick(part["detail"], lang) if part.get("detail") else "")
+            else:
+                cells.append(part["points"])
+        rows.append({"part": key, "label": labels[key], "cells": cells})
+    return {"seats": [e["seat"] for e in seats], "rows": rows, "totals": [e["total"] for e in seats]}

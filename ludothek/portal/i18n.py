@@ -156,6 +156,18 @@ TEXTS: dict[str, dict[str, str]] = {
     "err_not_your_turn": {"de": "Du bist nicht am Zug.", "en": "It is not your turn."},
     "err_illegal": {"de": "Dieser Zug ist jetzt nicht erlaubt: {action}", "en": "That move is not legal now: {action}"},
     "err_game_over": {"de": "Das Spiel ist beendet.", "en": "The game is over."},
+    "err_undo_refused": {
+        "de": "Das lässt sich nicht mehr zurücknehmen: seit deiner letzten Aktion hat jemand anders gespielt "
+        "oder der Zufall entschieden.",
+        "en": "That can no longer be taken back: someone else has played or a chance outcome was drawn since "
+        "your last action.",
+    },
+    "undo": {"de": "Rückgängig", "en": "Undo"},
+    "score_breakdown": {"de": "Wie die Punkte zustande kamen", "en": "How the scores came about"},
+    "undo_hint": {
+        "de": "Deine letzte Aktion zurücknehmen (solange niemand sonst gespielt hat und nichts ausgewürfelt wurde)",
+        "en": "Take back your last action (while nobody else has played and nothing was drawn)",
+    },
     "err_not_started": {"de": "Das Spiel hat noch nicht begonnen.", "en": "The game has not started yet."},
     "err_not_open": {
         "de": "Das Spiel hat schon begonnen oder ist vorbei.",

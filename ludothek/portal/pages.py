@@ -33,7 +33,7 @@ from .context import (
     save_session,
     session_of,
 )
-from .gameview import game_summary, log_lines, seat_context, seat_names, with_names
+from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
 from .hardening import local_path
 from .i18n import pick as pick_text
 from .i18n import t
@@ -388,11 +388,9 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             ctx.update(sc)
             names = ctx["players"]
             ctx["log"] = log_lines(sc["log"] or [], names, lang)
-            ctx["legal_described"] = [
-                {"action": a["action"], "text": with_names(a["text"], names)} for a in sc["legal_described"]
-            ]
+            ctx["breakdown"] = breakdown_table(sc["view"].get("breakdown"), lang)
             state = tracked.state
-            ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang)))
+            ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang, names)))
             ctx["game_data"] = lambda name: game_data(game.id, name)
             return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
     return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
@@ -424,7 +422,10 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
             seq_no = int(seq)
         except ValueError:
             raise BadRequest("seq must be a whole number") from None
-        store.submit(game_id, seat, action, seq_no)
+        if action == eng.UNDO:
+            store.undo(game_id, seat, seq_no)
+        else:
+            store.submit(game_id, seat, action, seq_no)
     except StoreError as exc:
         return game_fragment(request, game_id, user, error=message_of(exc, user.lang),
                              status=exc.status)

@@ -22,7 +22,7 @@ from ludothek.engine import CHANCE, TERMINAL, State, sample_chance
 from .errors import (
     NotFound,
 )
-from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware
+from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, seat_label
 from .models import GameRow, Meta, SeatRow, User, utcnow
 from .tracked import Tracked
 
@@ -176,7 +176,7 @@ class StoreBase:
                     .order_by(SeatRow.seat)
                 ).all()
                 seats = tuple(
-                    SeatInfo(r.seat, r.kind, r.user_id, r.name if r.kind != "bot" else f"Bot {r.seat + 1}", r.bot)
+                    SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot)
                     for r in seat_rows
                 )
         info = self._info_from_row(row, seats)

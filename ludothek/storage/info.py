@@ -24,6 +24,11 @@ class UserInfo:
     guest_expires_at: datetime | None = None
 
 
+def seat_label(kind: str, seat: int, user_name: str | None) -> str | None:
+    """The name a seat goes by in every text: the user's name, or "Bot N" for a bot."""
+    return f"Bot {seat + 1}" if kind == "bot" else user_name
+
+
 @dataclass(frozen=True)
 class SeatInfo:
     seat: int
@@ -49,6 +54,10 @@ class GameInfo:
     turn_since: datetime | None
     result: list[dict[str, Any]] | None
     seats: tuple[SeatInfo, ...] = field(default_factory=tuple)
+
+    def seat_names(self) -> list[str]:
+        """Each seat's name, in seat order, as the games' texts should name it (``"?"`` while unknown)."""
+        return [s.name or "?" for s in self.seats]
 
     def seat_of(self, user_id: int | None) -> int | None:
         """The seat ``user_id`` plays in this game (``None``: not a player)."""

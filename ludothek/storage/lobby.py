@@ -23,8 +23,8 @@ from .errors import (
     NotFound,
     TooManyAttempts,
 )
-from .info import GameEvent, GameInfo, UserInfo
-from .models import GameRow, SeatRow, utcnow
+from .info import GameEvent, GameInfo, UserInfo, seat_label
+from .models import GameRow, SeatRow, User, utcnow
 from .outbox import queue_mail
 from .tracked import Tracked
 
@@ -215,7 +215,7 @@ class LobbyStore(AccountStore):
         occupants = [(s.kind, s.user_id, s.bot) for s in seats]
         CHANCE_RNG.shuffle(occupants)
         state = eng.load(row.game).new_state(row.num_players, json.loads(row.options_json))
-        tracked = Tracked(state)
+        tracked = Tracked(state, self._names_after_shuffle(conn, occupants))
         actions = self._resolve_chance(tracked)
         now = utcnow()
         conn.execute(
@@ -236,6 +236,13 @@ class LobbyStore(AccountStore):
         if first_user is not None and occupants[first][0] == "player":  # "your turn", in the same transaction
             queue_mail(conn, first_user, "turn", {"by": None}, game_id=game_id, seq=len(actions))
         return tracked, len(actions)
+
+    @staticmethod
+    def _names_after_shuffle(conn: Connection, occupants: Sequence[tuple[str, int | None, str | None]]) -> list[str]:
+        """How the games' texts name each seat once the occupants sit where the shuffle put them."""
+        ids = [u for _, u, _ in occupants if u is not None]
+        users = dict(conn.execute(select(User.id, User.name).where(User.id.in_(ids))).all()) if ids else {}
+        return [seat_label(k, i, users.get(u) if u is not None else None) or "?" for i, (k, u, _) in enumerate(occupants)]
 
     def _after_change(self, game_id: int, started: tuple[Tracked, int] | None) -> None:
         """After the commit: forget the cached summary, and announce a game that started."""

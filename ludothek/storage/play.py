@@ -31,7 +31,7 @@ from .lobby import LobbyStore
 from .models import ActionRow, utcnow
 from .outbox import outbox_sql
 from .text import check_text
-from .tracked import Tracked
+from .tracked import Tracked, undone_rows
 
 
 class PlayStore(LobbyStore):
@@ -77,10 +77,11 @@ class PlayStore(LobbyStore):
                 .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq)
                 .order_by(ActionRow.seq)
             ).all()
-        tracked = Tracked(eng.initial_state(self.record_of(info, [])))
+        tracked = Tracked(eng.initial_state(self.record_of(info, [])), info.seat_names())
+        undone = undone_rows([(r.seat, r.action) for r in rows])
         for index, r in enumerate(rows):
             try:
-                tracked.apply(r.seat, r.action)
+                tracked.apply(r.seat, r.action, keep_before=index in undone)
             except IllegalAction as exc:
                 raise eng.ReplayError(
                     f"game {info.id}: stored action {index + 1} ({r.action!r}) does not apply: {exc}", index, r.action

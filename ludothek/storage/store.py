@@ -23,12 +23,12 @@ from __future__ import annotations
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
 from .notify_prefs import NotifyStore
 from .outbox import OutboxStore
-from .play import PlayStore
 from .sessions import SessionStore
 from .tracked import Tracked
+from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(NotifyStore, OutboxStore, SessionStore, PlayStore):
+class Store(NotifyStore, OutboxStore, SessionStore, UndoStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

@@ -205,6 +205,12 @@ def test_final_points_and_fountains_public_at_the_end() -> None:
     view = state.view(1)
     assert view["players"][0]["fountains"] == ["villa"]
     assert [r.score for r in sorted(state.result(), key=lambda r: r.seat)] == [p["final"] for p in view["players"]]
+    # The breakdown explains each final score: its parts add up, in this order, labelled in both languages.
+    for entry in view["breakdown"]:
+        parts = entry["parts"]
+        assert [p["part"] for p in parts] == ["cards", "villas", "banner", "frame", "fountains", "leftovers"]
+        assert sum(p["points"] for p in parts) == entry["total"] == view["players"][entry["seat"]]["final"]
+        assert all(set(p["label"]) == {"de", "en"} for p in parts)
 
 
 def test_green_card_with_bread_in_addition() -> None:

@@ -5,7 +5,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, Option, SeatResult, State, ranks_from_keys
+from ludothek.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    IllegalAction,
+    Option,
+    SeatResult,
+    State,
+    ranks_from_keys,
+    score_part,
+)
 
 TARGET = {"short": 10, "long": 20}
 
@@ -78,13 +88,18 @@ class PigState(State):
             "pot": self.pot,
             "turn": self.turn,
             "my_bonus": self.bonus[seat] if seat is not None else None,
+            "breakdown": [
+                {"seat": r.seat, "rank": r.rank, "total": r.score,
+                 "parts": [score_part("points", "Punkte", "points", r.score)]}
+                for r in self.result()
+            ] if self.is_terminal() else None,
         }
 
     def result(self) -> list[SeatResult]:
         ranks = ranks_from_keys(self.scores)
         return [SeatResult(s, ranks[s], self.scores[s]) for s in range(self.num_players)]
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         return {"de": f"Aktion {action}", "en": f"Action {action}"}[lang]
 
     def snapshot(self) -> dict[str, Any]:

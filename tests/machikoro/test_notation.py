@@ -56,7 +56,7 @@ def test_action_tables() -> None:
 def test_tv_station_refusals_explain() -> None:
     state = new(4, coins={0: 0, 1: 7, 2: 3, 3: 0}, cards={0: {"tv_station": 1}})
     play(state, "dice:6")
-    with pytest.raises(IllegalAction, match="player 4 has no coins"):
+    with pytest.raises(IllegalAction, match="Player 4 has no coins"):
         state.apply_action("tv:4")
     with pytest.raises(IllegalAction, match="not from yourself"):
         state.apply_action("tv:1")

@@ -210,20 +210,18 @@ def test_waiting_game_with_a_bot_and_a_visitor(client: TestClient) -> None:
     assert url in home.split('id="open-games"')[1]  # visitors see the open invitations too
 
 
-def test_log_lines_name_the_seats() -> None:
-    from ludothek.portal.gameview import log_lines, with_names
+def test_log_lines_label_the_seats() -> None:
+    from ludothek.portal.gameview import log_lines
 
     names = ["anna", "Bot 2"]
-    assert with_names("Roll: 2 - Player 1 +1, Player 2 +3", names) == "Roll: 2 - anna +1, Bot 2 +3"
-    assert with_names("Spieler 2 baut. Spieler 9 nicht.", names) == "Bot 2 baut. Spieler 9 nicht."
     log = [
-        {"n": 1, "seat": "chance", "action": "die:3", "text": "Player 1 starts."},
-        {"n": 2, "seat": 0, "action": "build:x", "text": "Player 1 builds X."},
+        {"n": 1, "seat": "chance", "action": "die:3", "text": "anna starts."},
+        {"n": 2, "seat": 0, "action": "build:x", "text": "anna builds X.", "undone": True},
         {"n": 3, "seat": 1, "action": "pass", "text": "Passes."},
     ]
     en = log_lines(log, names, "en")
-    assert [(e["label"], e["text"]) for e in en] == [
-        ("Chance", "anna starts."), (None, "anna builds X."), ("Bot 2", "Passes.")]
+    assert [(e["label"], e["text"], e["undone"]) for e in en] == [
+        ("Chance", "anna starts.", False), (None, "anna builds X.", True), ("Bot 2", "Passes.", False)]
     assert log_lines(log, names, "de")[0]["label"] == "Zufall"
 
 

@@ -71,14 +71,15 @@ def test_no_response_leaks_hidden_information(client: TestClient, game_id: str) 
 
 def check_viewers(client: TestClient, gid: int, viewers: list[tuple[int | None, dict[str, str]]]) -> None:
     store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.state(gid) as (_info, tracked):
+    with store.state(gid) as (info, tracked):
         state = tracked.state.clone()
+        names = info.seat_names()
     for seat, headers in viewers:
         lang = "de" if seat == 1 else "en"
         api = client.get(f"/api/games/{gid}?lang={lang}", headers=headers).json()
         assert api["my_seat"] == seat
         assert api["view"] == json.loads(json.dumps(state.view(seat)))
-        assert api["log"] == eng.log(state, viewer=seat, lang=lang)
+        assert api["log"] == eng.log(state, viewer=seat, lang=lang, names=names)
         if seat is None or state.current_player() != seat:
             assert api["legal"] == []
         else:

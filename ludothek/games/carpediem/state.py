@@ -11,7 +11,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
+from ludothek.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    IllegalAction,
+    SeatResult,
+    State,
+    ranks_from_keys,
+    seat_name,
+)
 
 from . import scoring
 from .components import (
@@ -294,6 +303,11 @@ class CarpeDiemState(State):
             return (f"'{action}' is not legal now: the patrician moves to a neighbouring space with tiles ({reach}),"
                     " or pays 1 bread (move:<space>:bread) to go to any other space with tiles")
         if head == "build" and self.stage in ("build", "sealbuild"):
+            district = self.players[self.actor].district
+            if district.empty:
+                shovel = cell_name(self.comp.boards[district.board].shovel)
+                return (f"'{action}' does not fit: the first tile of a district goes on the shovel cell {shovel}, "
+                        "turned to match the frame")
             return f"'{action}' does not fit: the tile must touch a built tile and match every neighbour and the frame"
         if wanted:
             return f"'{action}' is not legal now: {wanted}"
@@ -576,14 +590,14 @@ class CarpeDiemState(State):
 
         return build_view(self, seat)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         from .views import describe
 
         return describe(self, action, lang)
 
-    def describe_hidden(self, action: str, lang: str = "en") -> str:
-        who = self.actor + 1
-        return f"Spieler {who} sieht eine Brunnenkarte an." if lang == "de" else f"Player {who} looks at a fountain card."
+    def _describe_hidden(self, action: str, lang: str) -> str:
+        who = seat_name(self.actor, lang)
+        return f"{who} sieht eine Brunnenkarte an." if lang == "de" else f"{who} looks at a fountain card."
 
     def snapshot(self) -> dict[str, Any]:
         return {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ludothek.engine import State
+from ludothek.engine import State, seat_name
 
 from .geometry import COLUMNS, SIZE
 from .views import name
@@ -59,7 +59,7 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
     for p in view["players"]:
         me = " *" if p["seat"] == seat else ""
         wares = ", ".join(f"{n} {name(w, lang)}" for w, n in p["wares"].items() if n)
-        out.append(f"{'Spieler' if de else 'Player'} {p['seat'] + 1}{me}: {p['total']} "
+        out.append(f"{seat_name(p['seat'], lang)}{me}: {p['total']} "
                    f"({p['vp']} + {'Banderole' if de else 'banner'} {p['banner_vp']} + "
                    f"{'Rahmen' if de else 'frame'} {p['frame_vp']} + {'Villen' if de else 'villas'} {p['villa_vp']}); "
                    f"{wares or '-'}; {p['coins']} {name('coins', lang)}, {p['bread']} {name('bread', lang)}; "

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ludothek.engine import score_part, seat_name
+
 from .components import ScoringCard, Tile
 from .geometry import HALF_NAMES, cell_name, frame_line, parse_cell
 
@@ -38,7 +40,8 @@ def name(item: str, lang: str) -> str:
 
 
 def player(seat: int, lang: str) -> str:
-    return f"Spieler {seat + 1}" if lang == "de" else f"Player {seat + 1}"
+    """The seat's player name (see `ludothek.engine.seat_name`)."""
+    return seat_name(seat, lang)
 
 
 def card_text(card: ScoringCard, lang: str) -> str:
@@ -86,6 +89,26 @@ def final_breakdown(state: CarpeDiemState, seat: int) -> dict[str, int]:
         "leftovers": leftovers // state.comp.rules.leftover_divisor,
         "fountains": scoring.fountain_vp(state.comp, p.fountains, d),
     }
+
+
+_PART_LABELS = {
+    "cards": ("Wertungskarten", "scoring cards"),
+    "villas": ("Villen", "villas"),
+    "banner": ("Bannerleiste", "banner track"),
+    "frame": ("Rahmenziele", "frame goals"),
+    "fountains": ("Brunnenkarten", "fountain cards"),
+    "leftovers": ("Restbestände", "leftovers"),
+}
+
+
+def breakdown(state: CarpeDiemState) -> list[dict[str, Any]]:
+    """Each seat's final score in its parts: cards, villas, banner track, frame goals, fountains, leftovers."""
+    out = []
+    for r in state.result():
+        parts = final_breakdown(state, r.seat)
+        out.append({"seat": r.seat, "rank": r.rank, "total": r.score,
+                    "parts": [score_part(k, *_PART_LABELS[k], parts[k]) for k in _PART_LABELS]})
+    return out
 
 
 def build_view(state: CarpeDiemState, seat: int | None) -> dict[str, Any]:
@@ -174,6 +197,7 @@ def build_view(state: CarpeDiemState, seat: int | None) -> dict[str, Any]:
         "fountain_deck": state.fountain_deck_size(),
         "players": players,
         "banner_order": order,
+        "breakdown": breakdown(state) if ended and state.final is not None else None,
     }
     if seat is not None and state.stage in ("fdraw", "freturn") and state.actor == seat:
         view["looking_at"] = list(state.fdrawn)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ludothek.engine import CHANCE, TERMINAL, IllegalAction
-from ludothek.engine.core import check_lang
+from ludothek.engine.core import check_lang, seat_name
 
 from . import notation as N
 from .cards import ESTABLISHMENTS, IS_PURPLE, LANDMARKS
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 def player_name(seat: int, lang: str) -> str:
-    return f"{'Spieler' if lang == 'de' else 'Player'} {seat + 1}"
+    """The seat's player name (see `ludothek.engine.seat_name`)."""
+    return seat_name(seat, lang)
 
 
 def _coins(n: int, lang: str) -> str:
@@ -140,13 +141,14 @@ def explain_illegal(state: MachiKoroState, action: str) -> str:
             return f"you may own only one {e.en} (purple establishment)"
         if e.cost > state.coins(me):
             return f"the {e.en} costs {e.cost} coins and you have {state.coins(me)}"
-        return f"you may own at most 2 of each establishment (beginners' rule), and you have 2 {e.en}"
+        return (f"you may own at most 2 of each establishment (beginners' rule), "
+                f"and you already have 2 {e.en} cards")
     target = N.parse_tv(action)
     if target is not None and phase == "tv_station":
         if target == state.turn:
             return "the TV Station takes coins from an opponent, not from yourself"
         if 0 <= target < state.num_players and not state.coins(target):
-            return f"player {target + 1} has no coins; choose one of " + ", ".join(state.legal_actions())
+            return f"{seat_name(target)} has no coins; choose one of " + ", ".join(state.legal_actions())
     expected = {
         "draw": "a card is drawn for the display",
         "choose_dice": "choose roll:1 or roll:2",
@@ -156,5 +158,5 @@ def explain_illegal(state: MachiKoroState, action: str) -> str:
         "business_center": "choose a Business Center trade or notrade",
         "build": "build something (build:ID) or pass",
     }[phase]
-    who = "now" if player == CHANCE else f"for player {player + 1} now"
+    who = "now" if player == CHANCE else f"for {seat_name(player)} now"
     return f"'{action}' is not a legal action {who}: {expected}"

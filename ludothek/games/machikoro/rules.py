@@ -19,10 +19,11 @@ action is refused before anything changes, and a history entry is appended.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, Game, HistoryEntry, IllegalAction, SeatResult, State
-from ludothek.engine.core import ranks_from_keys
+from ludothek.engine.core import naming, ranks_from_keys, seat_name
 
 from . import notation as N
 from .cards import (
@@ -115,6 +116,9 @@ class MachiKoroState(State):
         #: Yucata ending: players who completed their landmarks, in finishing order.
         self._placing: list[int] = []
         self._out = [False] * n
+        #: Turns each seat has begun (extra turns included), and the turn in which it completed its landmarks.
+        self._turns = [0] * n
+        self._finished_turn: list[int | None] = [None] * n
         if self._komme:
             removed = PURPLE_REMOVED[n]
             self._deck = [e.supply - (removed if IS_PURPLE[e.index] else 0) for e in ESTABLISHMENTS]
@@ -172,13 +176,14 @@ class MachiKoroState(State):
             return [(N.DRAW_KIND[k], c / total) for k, c in enumerate(self._deck) if c]
         return []
 
-    def apply_action(self, action: str, seat: int | None = None) -> None:
+    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         player = self._player
         if action not in legal or (seat is not None and seat != player):
-            self._refuse(action, seat)
+            with naming(names):
+                self._refuse(action, seat)
         self._legal = None
         self._apply(action)
         entries = _ENTRIES[player + 1]
@@ -204,7 +209,7 @@ class MachiKoroState(State):
         if seat is not None and seat != player:
             if player == CHANCE:
                 raise IllegalAction("it is nobody's turn: a random outcome is due")
-            raise IllegalAction(f"it is not your turn (player {player + 1} is to move)")
+            raise IllegalAction(f"it is not your turn ({seat_name(player)} is to move)")
         raise IllegalAction(self.explain_illegal(action))
 
     # ----- legal actions ------------------------------------------------------------
@@ -332,6 +337,7 @@ class MachiKoroState(State):
         self._turn = seat
         self._extra = extra
         self._rerolled = False
+        self._turns[seat] += 1
         active = self._active[seat] = self._built[seat]
         # The legal lists of these phases are constants: set them now rather than on demand.
         if active & TRAIN_STATION:
@@ -476,6 +482,7 @@ class MachiKoroState(State):
     def _finish(self, seat: int) -> None:
         """``seat`` completed all landmarks: it wins (Kosmos) or is placed and leaves (Yucata)."""
         self._placing.append(seat)
+        self._finished_turn[seat] = self._turns[seat]
         if self._kosmos:
             self._game_over()
             return
@@ -525,7 +532,7 @@ class MachiKoroState(State):
 
         return build_view(self, seat)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         from .describe import describe_action
 
         return describe_action(self, action, lang)
@@ -551,6 +558,8 @@ class MachiKoroState(State):
             "active": list(self._active),
             "placing": list(self._placing),
             "out": list(self._out),
+            "turns": list(self._turns),
+            "finished_turn": list(self._finished_turn),
             "supply": list(self._supply),
             "deck": list(self._deck),
             "turn": self._turn,
@@ -575,6 +584,8 @@ class MachiKoroState(State):
         d["_active"] = self._active[:]
         d["_placing"] = self._placing[:]
         d["_out"] = self._out[:]
+        d["_turns"] = self._turns[:]
+        d["_finished_turn"] = self._finished_turn[:]
         d["_supply"] = self._supply[:]
         d["_deck"] = self._deck[:]
         d["_full"] = self._full[:]
@@ -615,6 +626,14 @@ class MachiKoroState(State):
 
     def placing(self) -> list[int]:
         return list(self._placing)
+
+    def turns_of(self, seat: int) -> int:
+        """Turns ``seat`` has begun so far (extra turns included)."""
+        return self._turns[seat]
+
+    def finished_turn(self, seat: int) -> int | None:
+        """The turn of its own in which ``seat`` completed its landmarks (``None``: not finished)."""
+        return self._finished_turn[seat]
 
     def is_out(self, seat: int) -> bool:
         return self._out[seat]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ludothek.engine import State
+from ludothek.engine import State, seat_name
 from ludothek.engine.core import check_lang
 
 from .cards import COLOURS, ESTABLISHMENTS, LANDMARKS
@@ -73,7 +73,7 @@ def _card_label(card_id: str, lang: str) -> str:
 def _city_lines(city: dict[str, Any], view: dict[str, Any], lang: str) -> list[str]:
     w = _WORDS[lang]
     seat = city["seat"]
-    title = f"{w['player']} {city['player']}"
+    title = seat_name(seat, lang)
     if seat == view["you"]:
         title += f" ({w['you']})"
     if seat == view["turn"] and view["to_move"] != -4:
@@ -124,6 +124,6 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
     if view["result"] is not None:
         ranking = sorted(view["result"], key=lambda r: (r["rank"], r["seat"]))
         lines.append(
-            f"{w['over']}: " + ", ".join(f"{r['rank']}. {w['player']} {r['seat'] + 1}" for r in ranking)
+            f"{w['over']}: " + ", ".join(f"{r['rank']}. {seat_name(r['seat'], lang)}" for r in ranking)
         )
     return "\n".join(lines)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ludothek.engine import score_part
+
 from .cards import ESTABLISHMENTS, LANDMARKS
 
 if TYPE_CHECKING:
@@ -40,6 +42,42 @@ def _city(state: MachiKoroState, seat: int) -> dict[str, Any]:
         "finished": state.is_out(seat) or (state.is_terminal() and placing[:1] == [seat]),
         "place": placing.index(seat) + 1 if seat in placing else None,
     }
+
+
+def _ordinal(n: int, lang: str) -> str:
+    if lang == "de":
+        return f"{n}."
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def breakdown(state: MachiKoroState) -> list[dict[str, Any]]:
+    """The end of the game explained: landmarks (the score), finishing place and the turn of finishing."""
+    placing = state.placing()
+    out = []
+    for r in state.result():
+        seat = r.seat
+        built = sum(1 for m in LANDMARKS if state.has_built(seat, m.id))
+        parts = [score_part("landmarks", "Großprojekte gebaut", "landmarks built", built)]
+        turn = state.finished_turn(seat)
+        if turn is not None:
+            place = placing.index(seat) + 1
+            detail = {
+                "de": f"als {_ordinal(place, 'de')} fertig, im {turn}. eigenen Zug",
+                "en": f"finished {_ordinal(place, 'en')}, in turn {turn} of their own",
+            }
+        else:
+            played = state.turns_of(seat)
+            turns = {"de": f"{played} {'Zug' if played == 1 else 'Züge'}",
+                     "en": f"{played} {'turn' if played == 1 else 'turns'}"}
+            if seat in placing:
+                place = placing.index(seat) + 1
+                detail = {"de": f"{_ordinal(place, 'de')} Platz, nicht fertig ({turns['de']})",
+                          "en": f"placed {_ordinal(place, 'en')}, did not finish ({turns['en']})"}
+            else:
+                detail = {"de": f"nicht fertig ({turns['de']})", "en": f"did not finish ({turns['en']})"}
+        parts.append(score_part("finish", "Zieleinlauf", "finish", None, detail))
+        out.append({"seat": seat, "rank": r.rank, "total": r.score, "parts": parts})
+    return out
 
 
 def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
@@ -69,4 +107,5 @@ def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
         "placing": state.placing(),
         "legal_actions": state.legal_actions() if seat is not None and seat == to_move else [],
         "result": state.result_json() if state.is_terminal() else None,
+        "breakdown": breakdown(state) if state.is_terminal() else None,
     }

@@ -80,13 +80,19 @@ class Board:
     def goods_value(self) -> int:
         return goods_value(self.goods)
 
+    def score_parts(self) -> dict[str, int]:
+        """The parts of the score: monuments, developments, Architecture and Empire bonuses, disasters (negative)."""
+        return {
+            "monuments": sum(self.monument_points.values()),
+            "developments": sum(DEVELOPMENT_BY_ID[d].points for d in self.developments),
+            "architecture": self.param("architecture", "bonus_per_monument") * len(self.monument_points),
+            "empire": self.param("empire", "bonus_per_city") * self.cities,
+            "disasters": -self.disasters,
+        }
+
     def score(self) -> int:
         """Development and monument points plus Architecture and Empire bonuses, minus disasters."""
-        points = sum(DEVELOPMENT_BY_ID[d].points for d in self.developments)
-        points += sum(self.monument_points.values())
-        points += self.param("architecture", "bonus_per_monument") * len(self.monument_points)
-        points += self.param("empire", "bonus_per_city") * self.cities
-        return points - self.disasters
+        return sum(self.score_parts().values())
 
     # ----- changes -------------------------------------------------------------------
     def add_goods(self, count: int) -> tuple[list[int], int]:

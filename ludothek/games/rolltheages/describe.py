@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ludothek.engine import pick
+from ludothek.engine import pick, seat_name
 
 from .components import (
     DEVELOPMENT_BY_ID,
@@ -39,7 +39,8 @@ def _n(count: int, noun: str) -> str:
 
 
 def player(seat: int, lang: str) -> str:
-    return _t(lang, f"Spieler {seat + 1}", f"Player {seat + 1}")
+    """The seat's player name (see `ludothek.engine.seat_name`)."""
+    return seat_name(seat, lang)
 
 
 def item_name(item: str, lang: str) -> str:
@@ -100,7 +101,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
     head, _, rest = action.partition(":")
     board = state.board(state.active)
     if head == "start":
-        return _t(lang, f"Startspieler ist Spieler {rest}.", f"Player {rest} is the start player.")
+        start = player(int(rest) - 1, lang)
+        return _t(lang, f"Startspieler ist {start}.", f"{start} is the start player.")
     if head == "dice":
         faces = parse_dice(action) or ()
         shown = faces_list(faces, lang)
@@ -133,7 +135,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
             f"{who} takes food on {food} and workers on {workers} of the two-way dice.",
         )
     if head == "offer":
-        return _t(lang, f"{who} bereitet ein Angebot an Spieler {rest} vor.", f"{who} drafts an offer to player {rest}.")
+        partner = player(int(rest) - 1, lang)
+        return _t(lang, f"{who} bereitet ein Angebot an {partner} vor.", f"{who} drafts an offer to {partner}.")
     if head in ("give", "ask") and state.offer is not None:
         draft = {"give": list(state.offer["give"]), "ask": list(state.offer["ask"])}
         draft[head][TRADE_ITEMS.index(rest)] += 1
@@ -306,23 +309,54 @@ _PHASE_HINT = {
 }
 
 
+#: The phase in which each kind of action is played, for "it is not the ... phase" refusals.
+_VERB_PHASE = {
+    "roll": ("reroll", "re-rolling"),
+    "lead": ("leader", "Leadership"),
+    "food": ("choose", "food-or-workers"),
+    "offer": ("trade", "trading"),
+    "give": ("draft", "offer-drafting"),
+    "ask": ("draft", "offer-drafting"),
+    "propose": ("draft", "offer-drafting"),
+    "cancel": ("draft", "offer-drafting"),
+    "accept": ("answer", "answering"),
+    "decline": ("answer", "answering"),
+    "work": ("build", "building"),
+    "engineer": ("build", "building"),
+    "buy": ("buy", "buying"),
+    "discard": ("discard", "discarding"),
+}
+
+
 def explain_illegal(state: RollState, action: str) -> str:
-    """A player-friendly reason why ``action`` is refused now (English, like the engine's messages)."""
+    """A player-friendly reason why ``action`` is refused now (English, like the engine's messages).
+
+    The reason names what is really wrong: a phase that is not the action's,
+    a monument that is not in play with this many players, then the details.
+    """
     shown = action if len(action) <= 40 else action[:40] + "…"
     hint = _PHASE_HINT.get(state.phase, ("", ""))[1]
     head = action.partition(":")[0]
     reason = ""
-    if head == "buy":
+    wanted = _VERB_PHASE.get(head)
+    if wanted is not None and wanted[0] != state.phase:
+        reason = f"it is not the {wanted[1]} phase; "
+    elif head == "buy":
         dev = action.split(":")[1] if action.count(":") else ""
         if dev in DEVELOPMENT_BY_ID and dev in state.board(state.active).developments:
             reason = "you already own that development; "
         elif dev in DEVELOPMENT_BY_ID:
             reason = "that payment is not enough or spends a row that is not needed (no change is given); "
-    elif head == "work" and state.phase == "build":
-        reason = f"you have {state.workers} workers and a structure takes no more than its free boxes; "
-    elif head == "roll" and state.phase == "reroll":
-        reason = "re-roll only dice you have (skulls stay locked), faces in the order G F S X C W; "
+    elif head == "work":
+        target = action.split(":")[1] if action.count(":") else ""
+        if target in MONUMENT_BY_ID and target not in state.monuments:
+            name = pick(MONUMENT_BY_ID[target].name, "en")
+            reason = f"the {name} is not in play with {state.num_players} players; "
+        else:
+            workers = _n(state.workers, "worker")
+            reason = f"you have {workers} and a structure takes no more than its free boxes; "
     elif head == "dice":
         reason = "a roll gives one face per rolled die, written in the order G F S X C W; "
+    elif head == "roll":
+        reason = "re-roll only dice you have (skulls stay locked), faces in the order G F S X C W; "
     return f"'{shown}' is not legal now: {reason}{hint}"
-

@@ -181,7 +181,7 @@ class RollState(State):
         else:  # pragma: no cover - _validate keeps everything else out
             raise IllegalAction(action)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         return texts.describe(self, action, lang)
 
     def view(self, seat: int | None) -> dict[str, Any]:

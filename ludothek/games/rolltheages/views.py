@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ludothek.engine import CHANCE, TERMINAL
+from ludothek.engine import CHANCE, TERMINAL, score_part
 
 from .components import (
     CAPACITY,
@@ -60,7 +60,29 @@ def build_view(state: RollState, seat: int | None) -> dict[str, Any]:
         "game_over": state.phase == "over",
         "scores": [b.score() for b in state.boards],
         "ranks": [r.rank for r in sorted(state.result(), key=lambda r: r.seat)] if state.phase == "over" else None,
+        "breakdown": breakdown(state) if state.phase == "over" else None,
     }
+
+
+_PART_LABELS = {
+    "monuments": ("Monumente", "monuments"),
+    "developments": ("Errungenschaften", "developments"),
+    "architecture": ("Bonus Architektur", "Architecture bonus"),
+    "empire": ("Bonus Imperium", "Empire bonus"),
+    "disasters": ("Katastrophen", "disasters"),
+}
+
+
+def breakdown(state: RollState) -> list[dict[str, Any]]:
+    """Each seat's final score in its parts (the parts add up to the score)."""
+    out = []
+    for r in state.result():
+        parts = state.boards[r.seat].score_parts()
+        out.append({
+            "seat": r.seat, "rank": r.rank, "total": r.score,
+            "parts": [score_part(k, *_PART_LABELS[k], v) for k, v in parts.items()],
+        })
+    return out
 
 
 def _turn(state: RollState) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ludothek.engine.core import check_lang
+from ludothek.engine.core import check_lang, seat_name
 
 if TYPE_CHECKING:
     from .rules import SnowdoniaState
@@ -81,21 +81,20 @@ def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, actio
     """Sentences for the automatic steps between two positions."""
     de = lang == "de"
     out: list[str] = []
-    player = "Spieler" if de else "Player"
     for seat in range(before.num_players):
         b, a = before.players[seat], after.players[seat]
         dug = a["rubble"] - b["rubble"]
         if dug > 0 and after.route.rubble_left() < before.route.rubble_left():
-            out.append(f"{player} {seat + 1} räumt {dug} Geröll." if de else f"{player} {seat + 1} excavates {dug} rubble.")
+            out.append(f"{seat_name(seat, lang)} räumt {dug} Geröll." if de else f"{seat_name(seat, lang)} excavates {dug} rubble.")
         laid = sum(1 for t0, t1 in zip(before.tracks, after.tracks, strict=True) if t1["owner"] == seat and t0["owner"] != seat)
         if laid:
-            out.append(f"{player} {seat + 1} legt {laid} Gleis(e)." if de else f"{player} {seat + 1} lays {laid} track.")
+            out.append(f"{seat_name(seat, lang)} legt {laid} Gleis(e)." if de else f"{seat_name(seat, lang)} lays {laid} track.")
         if b["train"] is not None and a["train"] is None and action != "maint:lose":
             n = b["train"]
-            out.append(f"{player} {seat + 1} verliert Lok {n}." if de else f"{player} {seat + 1} loses train {n}.")
+            out.append(f"{seat_name(seat, lang)} verliert Lok {n}." if de else f"{seat_name(seat, lang)} loses train {n}.")
         if a["surveyor"] > b["surveyor"]:
             name = after.lay.stations[a["surveyor"]].name
-            out.append(f"Vermesser von {player} {seat + 1}: {name}." if de else f"{player} {seat + 1}'s surveyor: {name}.")
+            out.append(f"Vermesser von {seat_name(seat, lang)}: {name}." if de else f"{seat_name(seat, lang)}'s surveyor: {name}.")
     for _, space, kind in after.event_log[len(before.event_log):]:
         out.append(f"Ereignis {space}: {EVENT_WORDS[lang][kind]}." if de else f"Event {space}: {EVENT_WORDS[lang][kind]}.")
     if after.over and not before.over:
@@ -110,7 +109,7 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
     verb, _, arg = action.partition(":")
     who = ""
     if state.decision is not None:
-        who = f"{'Spieler' if de else 'Player'} {state.decision['seat'] + 1}"
+        who = seat_name(state.decision["seat"], lang)
     scen = state.scen
     if verb == "track":
         return f"Gleiskarte mit {arg} Geröll ausgelegt." if de else f"Track card with {arg} rubble laid out."

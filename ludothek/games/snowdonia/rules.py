@@ -179,7 +179,7 @@ class SnowdoniaState(EffectsMixin):
     def view(self, seat: int | None) -> dict[str, Any]:
         return view.build(self, seat)
 
-    def describe(self, action: str, lang: str = "en") -> str:
+    def _describe(self, action: str, lang: str) -> str:
         return notation.describe(self, action, lang)
 
     def resample_hidden(self, seat: int | None, rng: random.Random) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ludothek.engine import State
+from ludothek.engine import State, seat_name
 from ludothek.engine.core import check_lang
 
 from .notation import CUBE_WORDS, WEATHER_WORDS, decision_label
@@ -78,7 +78,7 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
         train = f" {w['train']} {p['train']['number']}" if p["train"] else ""
         cubes = " ".join(f"{CUBE_WORDS[lang][k]} {p[k]}" for k in ("iron", "stone", "coal", "rubble", "steel"))
         lines.append(
-            f"{w['player']} {p['seat'] + 1}{star}: {p['points_now']} ({p['points_final']})  "
+            f"{seat_name(p['seat'], lang)}{star}: {p['points_now']} ({p['points_final']})  "
             f"{w['workers']} {p['workers']} {w['markers']} {p['markers']} {cubes}{train} "
             f"{w['contracts']} {p['contract_count']}"
         )
@@ -86,5 +86,5 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
         lines.append(w["over"])
     elif v["to_move"] is not None:
         kind = v["decision"]["kind"] if v["decision"] else ""
-        lines.append(f"{w['player']} {v['to_move'] + 1} {w['to_move']}: {decision_label(kind, lang)}")
+        lines.append(f"{seat_name(v['to_move'], lang)} {w['to_move']}: {decision_label(kind, lang)}")
     return "\n".join(lines)

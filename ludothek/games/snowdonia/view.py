@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ludothek.engine import score_part
+
 from .components import AREAS
 from .scoring import contract_value_alone
 
@@ -138,6 +140,25 @@ def _player(st: SnowdoniaState, seat: int) -> dict[str, Any]:
     }
 
 
+def breakdown(st: SnowdoniaState) -> list[dict[str, Any]]:
+    """Each seat's final score in its parts: stations, track, each contract fulfilled, surveyor, train No.4."""
+    out = []
+    for r in st.result():
+        parts = st.score_parts(r.seat)
+        lines = [
+            score_part("stations", "Bahnhöfe", "stations", parts["stations"]),
+            score_part("track", "Gleise", "track", parts["track"]),
+        ]
+        for number, value in sorted(parts["contract_values"].items(), key=lambda kv: int(kv[0])):
+            if value:
+                lines.append(score_part(f"contract:{number}", f"Auftrag #{number}", f"contract #{number}", value))
+        lines.append(score_part("surveyor", "Vermesser", "surveyor", parts["surveyor"]))
+        if parts["train"]:
+            lines.append(score_part("train", "Lok Nr. 4", "train No.4", parts["train"]))
+        out.append({"seat": r.seat, "rank": r.rank, "total": r.score, "parts": lines})
+    return out
+
+
 def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
     board = st.scen.board
     d = st.decision
@@ -193,4 +214,5 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
         "discard_pile": {"count": len(st.discard), "cards": list(st.discard)},
         "contracts_blocked": st.contracts_blocked,
         "panels": [_player(st, s) for s in range(st.num_players)],
+        "breakdown": breakdown(st) if st.is_terminal() else None,
     }

@@ -1,0 +1,99 @@
+"""Undo in the store: stored as a row of its own, refused without writing, replayed after a restart."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ludothek import engine as eng
+from ludothek.portal.gameview import engine_log_equivalent
+from ludothek.storage import Store
+from ludothek.storage.undo import UndoRefused
+from tests.portal.test_storage import empty_db, new_store  # noqa: F401  (the fixture, on SQLite and PostgreSQL)
+
+
+def _rtta_game(store: Store) -> int:
+    a = store.register("alice", "password-a")
+    b = store.register("bob", "password-b")
+    gid = store.create_game(a, "rolltheages", 2, {})
+    store.join(gid, b)
+    return gid
+
+
+def test_undo_rows_replay_after_a_restart(empty_db: str) -> None:  # noqa: F811
+    store = new_store(empty_db)
+    gid = _rtta_game(store)
+    rng = random.Random(2)
+    undos = 0
+    for _ in range(150):
+        info = store.game(gid)
+        if info.status != "running":
+            break
+        with store.state(gid) as (_, tracked):
+            assert tracked is not None
+            can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
+            action = rng.choice(tracked.state.legal_actions())
+        if can and rng.random() < 0.5:
+            store.undo(gid, info.to_move, info.seq)
+            undos += 1
+        else:
+            store.submit(gid, info.to_move, action, info.seq)
+    assert undos >= 3
+    with store.state(gid) as (info, tracked):
+        assert tracked is not None
+        before, seq = tracked.state.snapshot(), info.seq
+        logs = {(v, lang): tracked.log_for(v, lang) for v in (0, 1, None) for lang in eng.LANGS}
+        assert sum(1 for line in logs[(0, "en")] if line["undone"]) == undos
+    rec = store.record(gid)
+    assert sum(1 for a in rec["actions"] if a["action"] == eng.UNDO) == undos
+    assert eng.replay(rec).snapshot() == before
+    store.engine.dispose()
+
+    again = new_store(empty_db)  # a new process: the state and the log are rebuilt from the rows
+    with again.state(gid) as (info, tracked):
+        assert tracked is not None and info.seq == seq
+        assert tracked.state.snapshot() == before
+        for (viewer, lang), log in logs.items():
+            assert tracked.log_for(viewer, lang) == log
+            assert log == engine_log_equivalent(tracked, viewer, lang)
+    again.engine.dispose()
+
+
+def test_refused_undo_writes_nothing(empty_db: str) -> None:  # noqa: F811
+    store = new_store(empty_db)
+    gid = _rtta_game(store)
+    info = store.game(gid)
+    other = 1 - info.to_move
+    with pytest.raises(UndoRefused):  # the game began with chance outcomes only
+        store.undo(gid, info.to_move, info.seq)
+    with pytest.raises(UndoRefused, match=r"has acted since|random outcome"):
+        store.undo(gid, other, info.seq)
+    assert store.game(gid).seq == info.seq
+    assert len(store.record(gid)["actions"]) == info.seq
+    store.engine.dispose()
+
+
+def test_a_long_run_is_taken_back_step_by_step_past_the_kept_positions() -> None:
+    from ludothek.storage.tracked import KEEP_BEFORES, Tracked
+    from tests.rolltheages.helpers import new_game, roll
+
+    state = new_game(2, start=1, trade="on")
+    roll(state, "W", "S", "S")
+    while state.phase != "trade":
+        state.apply_action("done" if "done" in state.legal_actions() else state.legal_actions()[0])
+    tracked = Tracked(state, ["anna", "bruno"])
+    snapshots = []
+    while len(snapshots) < KEEP_BEFORES + 4:
+        drafting = [a for a in state.legal_actions() if a.startswith(("offer:", "give:", "ask:", "cancel"))]
+        if not drafting:
+            break
+        snapshots.append(state.snapshot())
+        tracked.apply(0, drafting[0])
+    assert len(snapshots) > KEEP_BEFORES
+    for expected in reversed(snapshots):
+        tracked.undo(0)
+        assert tracked.state.snapshot() == expected
+    assert sum(1 for e in tracked.log if e.undone) == len(snapshots)
+    full = eng.log(tracked.state, viewer=0, lang="en", names=["anna", "bruno"])[-len(tracked.log):]
+    assert [(e["text"], e["undone"]) for e in tracked.log_for(0, "en")] == [(e["text"], e["undone"]) for e in full]
