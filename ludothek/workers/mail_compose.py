@@ -3,7 +3,7 @@
 Everything is looked up when the mail is sent, not when it was queued: the
 recipient's verified address, language and settings, the game, its players
 (by user name) and the move that made it the recipient's turn (the game's own
-``describe`` sentence, with seat numbers replaced by names).
+``describe`` sentence, as the store writes it: with the seats' names).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from email.utils import format_datetime, make_msgid
 from html import escape
 
 from ludothek import engine as eng
-from ludothek.portal.gameview import seat_names, with_names
+from ludothek.portal.gameview import seat_names
 from ludothek.portal.i18n import pick, t
 from ludothek.storage import GameInfo, NotFound, Store
 from ludothek.storage.outbox import QueuedMail
@@ -134,8 +134,8 @@ class Composer:
                 return ""
             log = tracked.log_for(seat, lang)
         for entry in reversed(log[: seq if seq is not None else len(log)]):
-            if entry["seat"] != "chance" and entry["seat"] != seat:
-                text = with_names(str(entry["text"]), names)
+            if entry["seat"] != "chance" and entry["seat"] != seat and not entry.get("undone"):
+                text = str(entry["text"])  # the store writes the sentences with the seats' names
                 mover = names[entry["seat"]] if 0 <= entry["seat"] < len(names) else ""
                 return text if not mover or text.startswith(mover) else f"{mover}: {text}"
         return ""
