@@ -28,6 +28,7 @@ from ludothek.workers.mail_links import MailLinks
 from . import account, api, notify, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
+from .connections import with_request_deadline
 from .context import GameId, Portal, bearer_token, portal_of
 from .hardening import SecurityHeaders
 from .limits import (
@@ -70,8 +71,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
     # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
-    # in a namespace of this deployment's own.
-    namespace = "ludothek:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
+    # in a namespace of this deployment's own (its signing secret and database).
+    namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
     limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
                         enabled=settings.rate_limits, namespace=namespace)
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
@@ -278,6 +279,8 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
           flush=True)
     # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
     # Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
-    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets-sansio", ws_ping_interval=20,
+    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s, and a connection
+    # that does not deliver a whole request within `request_deadline` seconds is closed.
+    uvicorn.run(app, host=host, port=port, log_level="warning", http=with_request_deadline(settings.request_deadline),
+                ws="websockets-sansio", ws_ping_interval=20,
                 ws_ping_timeout=20, ws_max_size=64 * 1024, timeout_keep_alive=5, ws_per_message_deflate=False)

@@ -11,19 +11,26 @@ the hash gate and the body and socket limits stay on regardless.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
+import os
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Literal
 
 from argon2 import PasswordHasher
 from limits import RateLimitItem, parse
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
+from limits.storage import Storage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter
 
 from ludothek.storage import TooManyAttempts
+
+#: Rules counted in fixed windows, so that a counted attempt can be given back (`RateLimits.refund`).
+REFUNDABLE = frozenset({"login_addr"})
 
 #: The default limits, per key (documented in docs/security.md, "Limits").
 DEFAULT_RULES: dict[str, str] = {
@@ -55,24 +62,42 @@ class RateLimits:
                  enabled: bool = True, namespace: str = "ludothek") -> None:
         self.enabled = enabled
         options: dict[str, Any] = {"key_prefix": f"{namespace}:limits"} if redis_url else {}
-        self.storage = storage_from_string(redis_url or "memory://", **options)
-        self.limiter = MovingWindowRateLimiter(self.storage)
+        storage = storage_from_string(redis_url or "memory://", **options)
+        assert isinstance(storage, Storage)  # a synchronous storage (not the asyncio variants)
+        self.storage = storage
+        self.moving = MovingWindowRateLimiter(self.storage)
+        self.fixed = FixedWindowRateLimiter(self.storage)
         self.rules: dict[str, RateLimitItem] = {k: parse(v) for k, v in (rules or DEFAULT_RULES).items()}
+
+    def _limiter(self, name: str) -> MovingWindowRateLimiter | FixedWindowRateLimiter:
+        return self.fixed if name in REFUNDABLE else self.moving
 
     def hit(self, name: str, *key: str) -> None:
         """Count one request for ``key`` under limit ``name``; `TooManyAttempts` when it is over the limit."""
         if not self.enabled:
             return
         item = self.rules[name]
-        if self.limiter.hit(item, name, *key):
+        limiter = self._limiter(name)
+        if limiter.hit(item, name, *key):
             return
-        reset = self.limiter.get_window_stats(item, name, *key).reset_time
+        if name in REFUNDABLE:
+            self.refund(name, *key)  # a refused attempt checks nothing: it does not count on
+        reset = limiter.get_window_stats(item, name, *key).reset_time
         seconds = max(1, math.ceil(reset - time.time()))
         raise TooManyAttempts(MESSAGES[name].format(seconds=seconds), retry_after=seconds)
 
+    def refund(self, name: str, *key: str) -> None:
+        """Give back one counted request of a `REFUNDABLE` rule (a login that turned out to be right)."""
+        if not self.enabled or name not in REFUNDABLE:
+            return
+        item = self.rules[name]
+        counter = item.key_for(name, *key)
+        if self.storage.get(counter) > 0:
+            self.storage.incr(counter, item.get_expiry(), amount=-1)
+
     def clear(self, name: str, *key: str) -> None:
         if self.enabled:
-            self.limiter.clear(self.rules[name], name, *key)
+            self._limiter(name).clear(self.rules[name], name, *key)
 
 
 class LoginBrake:
@@ -80,9 +105,12 @@ class LoginBrake:
 
     Every attempt is counted *before* the password is checked, per (name,
     address) pair and per address, so a burst of concurrent guesses cannot
-    slip past the count.  A correct password clears its pair.  Nothing is
-    counted per name alone: an attacker hammering a name from elsewhere never
-    refuses its owner, who logs in from an address without recent failures.
+    slip past the count.  A correct password clears its pair and gives its
+    attempt back to the address, so what an address has used up is its recent
+    failures (plus checks still running): a correct password from an address
+    without recent failures is never refused, however many people log in from
+    it.  Nothing is counted per name alone: an attacker hammering a name from
+    elsewhere never refuses its owner.
     """
 
     def __init__(self, limits: RateLimits | None = None) -> None:
@@ -93,11 +121,18 @@ class LoginBrake:
         return (str(name).lower(), address)
 
     def attempt(self, name: str, address: str) -> None:
-        self.limits.hit("login_pair", *self._pair(name, address))
+        """Count one attempt before the password is checked; `TooManyAttempts` past either limit."""
         self.limits.hit("login_addr", address)
+        try:
+            self.limits.hit("login_pair", *self._pair(name, address))
+        except TooManyAttempts:
+            self.limits.refund("login_addr", address)
+            raise
 
     def succeeded(self, name: str, address: str) -> None:
+        """The password was right: clear the pair and give the attempt back to the address."""
         self.limits.clear("login_pair", *self._pair(name, address))
+        self.limits.refund("login_addr", address)
 
 
 class HashGate:
@@ -129,25 +164,60 @@ class HashGate:
                 self._inside -= 1
 
 
+#: How much lower than the server's other threads the hashing threads run (Linux ``nice`` steps).
+HASH_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the threads argon2 starts from it) at a lower CPU priority.
+
+    On Linux the nice value belongs to each thread and is inherited by the threads it
+    starts; elsewhere this does nothing.
+    """
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + HASH_NICENESS)
+
+
 class GatedHasher(PasswordHasher):
-    """The configured argon2 hasher, with every hash and verification passing the gate."""
+    """The configured argon2 hasher: every hash and verification passes the gate and runs
+    in one of the gate's own low-priority threads.
+
+    The CPU is what other players' moves wait for: two hashes in flight (four argon2
+    threads each) otherwise take every core of a small machine.  At a lower priority
+    they use the time the moves leave over.  The caller, a request's worker thread,
+    waits for the result; hashing on the event loop itself is refused outright, since
+    it would stop every request of the process.
+    """
 
     def __init__(self, inner: PasswordHasher, gate: HashGate) -> None:
         super().__init__(time_cost=inner.time_cost, memory_cost=inner.memory_cost, parallelism=inner.parallelism,
                          hash_len=inner.hash_len, salt_len=inner.salt_len, encoding=inner.encoding, type=inner.type)
         self.inner = inner
         self.gate = gate
+        self._pool = ThreadPoolExecutor(max_workers=gate.concurrency, thread_name_prefix="argon2",
+                                        initializer=_lower_priority)
+
+    @staticmethod
+    def _not_on_event_loop() -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise RuntimeError("password hashing must not run on the event loop: call it from a worker thread")
 
     def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        self._not_on_event_loop()
         with self.gate.slot():
-            return self.inner.hash(password, salt=salt)
+            return self._pool.submit(self.inner.hash, password, salt=salt).result()
 
     def check_needs_rehash(self, hash: str | bytes) -> bool:
         return self.inner.check_needs_rehash(hash)
 
     def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        self._not_on_event_loop()
         with self.gate.slot():
-            return self.inner.verify(hash, password)
+            return self._pool.submit(self.inner.verify, hash, password).result()
 
 
 class SocketCounter:

@@ -44,6 +44,9 @@ class Settings:
     #: Live sockets per user and per address (per server process).
     sockets_per_user: int = 8
     sockets_per_address: int = 64
+    #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
+    #: (`ludothek.portal.connections`): idle and slow connections are closed after it.
+    request_deadline: float = 15.0
     #: Where the portal is reached from outside: links in mails start with it.
     base_url: str = "http://127.0.0.1:8000"
     #: ``smtp://user:pass@host:587`` (STARTTLS) or ``smtps://...``; unset: mails become files in ``mail_dir``.

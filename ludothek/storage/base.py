@@ -30,6 +30,13 @@ from .tracked import Tracked
 CHANCE_RNG = secrets.SystemRandom()
 
 
+def _when(value: Any) -> datetime | None:
+    """A timestamp read with plain SQL: SQLite hands back its text form."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return aware(value)
+
+
 class GameLock:
     """A game's lock; a plain class so that the lock table can hold it weakly."""
 
@@ -67,14 +74,16 @@ class StoreBase:
         self._info_cache: dict[int, GameInfo] = {}
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._sqlite = engine.dialect.name == "sqlite"
-        self._live_sql = f"SELECT seq, status, to_move, turn_since FROM games WHERE id = {mark}"
+        self._live_sql = f"SELECT seq, status, to_move, turn_since, deadline, seats_rev FROM games WHERE id = {mark}"
         #: The optimistic write of a move: it succeeds only against the sequence number it was made on.
         self._move_sql = (
-            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark} WHERE id = {mark} AND seq = {mark}"
+            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark} "
+            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark}"
         )
         self._insert_actions_sql = (
             f"INSERT INTO actions (game_id, seq, seat, action, created_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark})"
         )
+        self._bank_sql = f"UPDATE seats SET bank_seconds = {mark} WHERE game_id = {mark} AND seat = {mark}"
         self._finish_sql = f"UPDATE games SET status = {mark}, finished_at = {mark}, result_json = {mark} WHERE id = {mark}"
         dbapi = engine.dialect.dbapi
         #: What the driver raises when the unique (game_id, seq) index refuses a second writer.
@@ -153,11 +162,11 @@ class StoreBase:
                 cur.close()
             finally:
                 raw.close()
-            if row is not None and row[1] == "running":
-                turn_since = row[3]
-                if isinstance(turn_since, str):  # SQLite hands the raw text to plain SQL
-                    turn_since = datetime.fromisoformat(turn_since)
-                return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=aware(turn_since))
+            if row is not None and row[1] == "running" and row[5] == cached.seats_rev:
+                return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=_when(row[3]),
+                                           deadline=_when(row[4]))
+            # A seat changed hands (another server's timeout or resignation): read the seats again.
+            self._info_cache.pop(game_id, None)
         return self._game_full(game_id)
 
     def _game_full(self, game_id: int) -> GameInfo:
@@ -166,17 +175,19 @@ class StoreBase:
             if row is None:
                 raise NotFound(f"there is no game {game_id}", code_key="no_game")
             cached = self._info_cache.get(game_id)
-            if cached is not None and row.status == "running":
+            if cached is not None and row.status == "running" and cached.seats_rev == row.seats_rev:
                 seats = cached.seats
             else:
                 seat_rows = conn.execute(
-                    select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, User.name)
+                    select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
+                           SeatRow.abandon_vote, User.name)
                     .outerjoin(User, User.id == SeatRow.user_id)
                     .where(SeatRow.game_id == game_id)
                     .order_by(SeatRow.seat)
                 ).all()
                 seats = tuple(
-                    SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot)
+                    SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot, r.left_as,
+                             bool(r.abandon_vote))
                     for r in seat_rows
                 )
         info = self._info_from_row(row, seats)
@@ -192,6 +203,8 @@ class StoreBase:
             status=row.status, creator_id=row.creator_id, seq=row.seq, to_move=row.to_move,
             created_at=aware(row.created_at) or utcnow(), turn_since=aware(row.turn_since),
             result=json.loads(row.result_json) if row.result_json else None, seats=seats,
+            clock=json.loads(row.clock_json) if row.clock_json else None, deadline=aware(row.deadline),
+            seats_rev=row.seats_rev or 0,
         )
 
     def _games(self, where: Any, order: Any = None, limit: int = 200) -> list[GameInfo]:

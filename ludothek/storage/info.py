@@ -25,8 +25,13 @@ class UserInfo:
 
 
 def seat_label(kind: str, seat: int, user_name: str | None) -> str | None:
-    """The name a seat goes by in every text: the user's name, or "Bot N" for a bot."""
-    return f"Bot {seat + 1}" if kind == "bot" else user_name
+    """The name a seat goes by in every text: the user's name, or "Bot N" for a bot.
+
+    A bot that plays on for someone who timed out or resigned keeps their name: "anna (Bot)".
+    """
+    if kind == "bot":
+        return f"{user_name} (Bot)" if user_name else f"Bot {seat + 1}"
+    return user_name
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,9 @@ class SeatInfo:
     user_id: int | None
     name: str | None  # user name, or the bot's name
     bot: str | None = None
+    #: ``timed_out`` or ``resigned``: a bot plays on for the person who sat here.
+    left_as: str | None = None
+    abandon_vote: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,12 @@ class GameInfo:
     turn_since: datetime | None
     result: list[dict[str, Any]] | None
     seats: tuple[SeatInfo, ...] = field(default_factory=tuple)
+    #: The time control (``TimeControl.to_json()``), or None for a game without clocks.
+    clock: dict[str, Any] | None = None
+    #: When the seat to move runs out of time; None while no clock runs.
+    deadline: datetime | None = None
+    #: Changes whenever a seat of the running game changes hands.
+    seats_rev: int = 0
 
     def seat_names(self) -> list[str]:
         """Each seat's name, in seat order, as the games' texts should name it (``"?"`` while unknown)."""

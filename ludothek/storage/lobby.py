@@ -26,6 +26,7 @@ from .errors import (
 from .info import GameEvent, GameInfo, UserInfo, seat_label
 from .models import GameRow, SeatRow, User, utcnow
 from .outbox import queue_mail
+from .timecontrol import DAY, TimeControl, absences, clock_json_of, parse_time_control, paused_deadline
 from .tracked import Tracked
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
@@ -48,6 +49,7 @@ class LobbyStore(AccountStore):
         num_players: int,
         options: dict[str, Any] | None,
         seats: Sequence[dict[str, Any]] | None = None,
+        time_control: Any = None,
     ) -> int:
         """Create a game; ``seats`` lists ``{"kind": "me"|"open"|"invite"|"bot", "user": name}``.
 
@@ -62,6 +64,7 @@ class LobbyStore(AccountStore):
             opts = game.validate_options(num_players, options or {})
         except InvalidOptions as exc:
             raise BadRequest(str(exc)) from None
+        clock = clock_json_of(parse_time_control(time_control))
         spec = list(seats) if seats is not None else [{"kind": "me"}] + [{"kind": "open"}] * (num_players - 1)
         if len(spec) != num_players:
             raise BadRequest(f"give exactly {num_players} seats, not {len(spec)}")
@@ -109,7 +112,7 @@ class LobbyStore(AccountStore):
                 insert(GameRow).values(
                     game=game.id, rules_version=game.rules_version, num_players=num_players,
                     options_json=json.dumps(opts, sort_keys=True), status="open", creator_id=creator.id,
-                    created_at=utcnow(), seq=0, to_move=-2, turn_since=None,
+                    created_at=utcnow(), seq=0, to_move=-2, turn_since=None, clock_json=clock,
                 ).returning(GameRow.id)
             ).scalar_one()
             conn.execute(insert(SeatRow), [dict(r, game_id=gid) for r in rows])
@@ -210,7 +213,8 @@ class LobbyStore(AccountStore):
         if any(s.kind in ("open", "invited") for s in seats):
             return None
         row = conn.execute(
-            select(GameRow.game, GameRow.num_players, GameRow.options_json).where(GameRow.id == game_id)
+            select(GameRow.game, GameRow.num_players, GameRow.options_json, GameRow.clock_json)
+            .where(GameRow.id == game_id)
         ).one()
         occupants = [(s.kind, s.user_id, s.bot) for s in seats]
         CHANCE_RNG.shuffle(occupants)
@@ -225,10 +229,18 @@ class LobbyStore(AccountStore):
                     turn_since=now)
         )
         conn.execute(delete(SeatRow).where(SeatRow.game_id == game_id))
+        tc = TimeControl.from_json(json.loads(row.clock_json)) if row.clock_json else None
+        bank = tc.start_days * DAY if tc is not None and tc.kind == "bank" else None
         conn.execute(
             insert(SeatRow),
-            [{"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b} for i, (k, u, b) in enumerate(occupants)],
+            [{"game_id": game_id, "seat": i, "kind": k, "user_id": u, "bot": b, "bank_seconds": bank}
+             for i, (k, u, b) in enumerate(occupants)],
         )
+        first = state.current_player()
+        if tc is not None and 0 <= first < len(occupants) and occupants[first][0] == "player":
+            seconds = tc.move_days * DAY if tc.kind == "move" else float(bank or 0)
+            deadline = paused_deadline(now, seconds, absences(conn, occupants[first][1], now))
+            conn.execute(update(GameRow).where(GameRow.id == game_id).values(deadline=deadline))
         self._insert_actions(conn, game_id, 0, actions, now)
         self._finish_if_over(conn, game_id, state, now)
         first = state.current_player()

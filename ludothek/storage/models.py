@@ -17,12 +17,14 @@ from datetime import UTC, datetime
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 #: The largest id an ``Integer`` column holds everywhere (it is int4 on PostgreSQL); routes and
@@ -118,6 +120,13 @@ class GameRow(Base):
     #: When the seat to move started waiting: "the game that has waited longest" sorts by it.
     turn_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The time control chosen at creation (``ludothek.storage.clocks.TimeControl`` as JSON); NULL: none.
+    clock_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: When the seat to move runs out of time (vacations already added); NULL: no clock running.
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+    #: Bumped whenever a seat of a running game changes hands (timeout, resignation): every move's
+    #: optimistic write checks it, so no server can store a move for a seat a bot took over.
+    seats_rev: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class SeatRow(Base):
@@ -132,6 +141,22 @@ class SeatRow(Base):
     kind: Mapped[str] = mapped_column(String(10))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True)
     bot: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    #: A time bank's remaining seconds (time-bank games only).
+    bank_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    #: ``timed_out`` or ``resigned`` once a bot plays on for the person who sat here.
+    left_as: Mapped[str | None] = mapped_column(String(12), nullable=True)
+    #: This player agrees to abandon the game (the creator's vote is the offer).
+    abandon_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+
+
+class Vacation(Base):
+    """An absence: while it lasts, the user's clocks are paused (at most 30 days per calendar year)."""
+
+    __tablename__ = "vacations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    starts: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ends: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class ActionRow(Base):

@@ -31,6 +31,7 @@ from .lobby import LobbyStore
 from .models import ActionRow, utcnow
 from .outbox import outbox_sql
 from .text import check_text
+from .timecontrol import clock_after_move, placed_last
 from .tracked import Tracked, undone_rows
 
 
@@ -187,7 +188,7 @@ class PlayStore(LobbyStore):
                 now = utcnow()
                 to_move = state.current_player()
                 mails = self._move_mails(info, seat, to_move) if self.mail_on_moves else []
-                self._write_move(game_id, seq, new, to_move, state, now, mails)
+                self._write_move(game_id, seq, new, to_move, state, now, info, seat, mails)
             except BaseException:
                 # The cached state already holds the move: forget it, the next access replays.
                 self._cache_drop(game_id)
@@ -236,6 +237,7 @@ class PlayStore(LobbyStore):
 
     def _write_move(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
+        info: GameInfo, mover: int,
         mails: Sequence[tuple[int, str, str]] = (),
     ) -> None:
         """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
@@ -249,13 +251,22 @@ class PlayStore(LobbyStore):
             "stale move: another move was stored first; reload to see what happened", sent=seq, current=seq + 1
         )
         when = self._db_time(now)
+        deadline: datetime | None = None
+        bank: tuple[int, float] | None = None
+        if info.clock is not None:
+            # A game with a time control: the next deadline (vacations read in their own short transaction).
+            with self.engine.begin() as conn:
+                deadline, bank = clock_after_move(conn, info, mover, to_move, now)
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
             try:
-                cur.execute(self._move_sql, (seq + len(new), to_move, when, game_id, seq))
+                cur.execute(self._move_sql, (seq + len(new), to_move, when,
+                                             None if deadline is None else self._db_time(deadline),
+                                             game_id, seq, info.seats_rev))
                 if cur.rowcount != 1:
                     raw.rollback()
+                    self._refuse_lost_seat(game_id, seq, info)
                     raise stale
                 cur.executemany(
                     self._insert_actions_sql,
@@ -263,8 +274,11 @@ class PlayStore(LobbyStore):
                 )
                 for user_id, kind, payload in mails:  # the outbox row(s), in the move's transaction
                     cur.execute(self._outbox_sql, (user_id, kind, game_id, seq + len(new), payload, when, when))
+                if bank is not None:
+                    cur.execute(self._bank_sql, (bank[1], game_id, bank[0]))
                 if to_move == TERMINAL:
-                    cur.execute(self._finish_sql, ("finished", when, json.dumps(state.result_json()), game_id))
+                    result = placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
+                    cur.execute(self._finish_sql, ("finished", when, json.dumps(result), game_id))
                 raw.commit()
             except self._integrity_errors:
                 raw.rollback()
@@ -276,6 +290,14 @@ class PlayStore(LobbyStore):
                 cur.close()
         finally:
             raw.close()  # back to the pool
+
+    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo) -> None:
+        """After a refused write: if the seats changed hands (timeout, resignation), say so plainly."""
+        self._info_cache.pop(game_id, None)
+        now_info = self._game_full(game_id)
+        if now_info.seq == seq and now_info.seats_rev != info.seats_rev:
+            raise Conflict("a bot plays this seat now (timed out or resigned); your move was not stored",
+                           code_key="seat_taken_over")
 
     def bot_step(self, game_id: int) -> bool:
         """Play one move for the bot whose turn it is; ``False`` when no bot is to move."""

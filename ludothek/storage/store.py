@@ -20,15 +20,15 @@ combines them; import it and the info types from here.
 
 from __future__ import annotations
 
+from .clocks import ClockStore
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
 from .notify_prefs import NotifyStore
 from .outbox import OutboxStore
 from .sessions import SessionStore
 from .tracked import Tracked
-from .undo import UndoStore
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(NotifyStore, OutboxStore, SessionStore, UndoStore):
+class Store(NotifyStore, OutboxStore, SessionStore, ClockStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

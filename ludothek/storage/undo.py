@@ -72,7 +72,7 @@ class UndoStore(PlayStore):
             to_move = state.current_player()
             now = utcnow()
             try:
-                self._write_move(game_id, seq, [(seat, UNDO)], to_move, state, now)
+                self._write_move(game_id, seq, [(seat, UNDO)], to_move, state, now, info, seat)
             except BaseException:
                 self._cache_drop(game_id)
                 raise

@@ -222,3 +222,37 @@ def test_green_card_with_bread_in_addition() -> None:
     assert sorted(a for a in state.legal_actions() if a.startswith("card:2")) == ["card:2:both", "card:2:fulfil"]
     state.apply_action("card:2:both")  # 7 chimneys → 3 bread, plus once more for 3 bread
     assert p.bread == 4
+
+
+def test_a_red_card_may_be_handed_in_fewer_times_to_fulfil_both_cards() -> None:
+    """Issue 13: with 4 coins, "2 herbs → 4" next to "2 fish → 4" gives +8 when the first card is
+    handed in once ("gibt er sie mehrfach ab" is the player's choice, coins stand in for wares)."""
+    state = scoring(("A06", "A07"))
+    p = state.players[0]
+    p.wares.update(herbs=0, fish=0)
+    p.coins = 4
+    vp = p.vp
+    assert set(state.legal_actions()) >= {"card:2:fulfil", "card:2:fulfil:1", "card:3:fulfil", "card:3:fulfil:1"}
+    state.apply_action("card:2:fulfil:1")
+    assert (p.coins, p.vp) == (2, vp + 4)
+    assert state.legal_actions() == ["card:3:fulfil"]
+    state.apply_action("card:3:fulfil")
+    assert (p.coins, p.vp) == (0, vp + 8)
+
+
+def test_plain_fulfil_still_takes_the_most_and_counts_stay_within_what_is_held() -> None:
+    state = scoring(("A06", "A07"))
+    p = state.players[0]
+    p.wares.update(herbs=5, fish=0)
+    p.coins = 0
+    legal = state.legal_actions()
+    assert "card:2:fulfil:1" in legal and "card:2:fulfil:2" not in legal  # 2 is the most: plain fulfil
+    assert not any(a.startswith("card:3:fulfil") for a in legal)
+    vp = p.vp
+    state.apply_action("card:2:fulfil")
+    assert (p.wares["herbs"], p.vp) == (1, vp + 8)
+
+
+def test_green_cards_have_no_count() -> None:
+    state = scoring(("C06", "A01"))
+    assert not any(a.startswith("card:2:fulfil:") for a in state.legal_actions())

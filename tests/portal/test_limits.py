@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ludothek.portal import create_app
-from ludothek.portal.limits import HashGate, RateLimits, SocketCounter
+from ludothek.portal.limits import GatedHasher, HashGate, LoginBrake, RateLimits, SocketCounter
 from ludothek.storage import NotFound, TooManyAttempts
 from tests.portal.conftest import api_user, make_settings
 from tests.portal.server import free_port
@@ -81,6 +81,29 @@ def test_the_address_limit_covers_guessing_many_names(client: TestClient) -> Non
         client.post("/api/tokens", json={"name": f"name{i}", "password": "whatever-1"})
     r = client.post("/api/tokens", json={"name": "another", "password": "whatever-1"})
     assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+
+
+def test_many_correct_logins_from_one_address_are_never_refused(client: TestClient) -> None:
+    """Forty people behind one address log in: no failures there, so nobody is refused."""
+    for i in range(4):
+        api_user(client, f"member{i}")
+    for round_ in range(10):
+        for i in range(4):
+            r = client.post("/api/tokens", json={"name": f"member{i}", "password": f"password-member{i}"})
+            assert r.status_code == 201, (round_, i, r.text)
+    # Failures from that address still count, and past the limit even a right password waits.
+    for i in range(30):
+        assert client.post("/api/tokens", json={"name": f"nobody{i}", "password": "wrong-wrong"}).status_code == 401
+    assert client.post("/api/tokens", json={"name": "member0", "password": "password-member0"}).status_code == 429
+
+
+def test_refused_attempts_do_not_count_against_the_address(client: TestClient) -> None:
+    """Hammering one name past its pair limit does not use up the address's allowance for other names."""
+    api_user(client, "alice")
+    codes = [client.post("/api/tokens", json={"name": "bob", "password": "wrong-wrong"}).status_code
+             for _ in range(40)]
+    assert codes.count(401) == 5 and codes.count(429) == 35
+    assert client.post("/api/tokens", json={"name": "alice", "password": "password-alice"}).status_code == 201
 
 
 # ----------------------------------------------------------------------------- hashing
@@ -145,6 +168,36 @@ def test_the_hash_gate_refuses_past_its_queue() -> None:
             pass
     release.set()
     t.join()
+
+
+class NicenessHasher(PasswordHasher):
+    """Records the CPU priority (nice value) of the thread each hash runs in."""
+
+    def __init__(self) -> None:
+        super().__init__(time_cost=1, memory_cost=8, parallelism=1)
+        self.seen: list[int] = []
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        self.seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().hash(password, salt=salt)
+
+
+def test_hashes_run_at_a_lower_priority_and_never_on_the_event_loop() -> None:
+    import asyncio
+
+    inner = NicenessHasher()
+    hasher = GatedHasher(inner, HashGate())
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    if mine >= 19:
+        pytest.skip("this test runs at the lowest CPU priority already")
+    assert hasher.verify(hasher.hash("password-x"), "password-x")
+    assert inner.seen and all(n > mine for n in inner.seen), (mine, inner.seen)
+
+    async def on_the_loop() -> None:
+        hasher.hash("password-y")
+
+    with pytest.raises(RuntimeError, match="event loop"):
+        asyncio.run(on_the_loop())
 
 
 # ----------------------------------------------------------------------------- creation limits
@@ -255,6 +308,17 @@ def test_rate_limits_can_be_shared_through_redis() -> None:
     one.hit("register", "10.0.0.1")
     with pytest.raises(TooManyAttempts):
         two.hit("register", "10.0.0.1")
+    # The login brake's address count is shared too, and a right password gives its attempt back.
+    rules = {"login_addr": "2/15minutes", "login_pair": "5/15minutes"}
+    brake_one = LoginBrake(RateLimits("redis://127.0.0.1:6379/0", rules, namespace=ns))
+    brake_two = LoginBrake(RateLimits("redis://127.0.0.1:6379/0", rules, namespace=ns))
+    for _ in range(5):
+        brake_one.attempt("alice", "10.0.0.2")
+        brake_two.succeeded("alice", "10.0.0.2")
+    brake_one.attempt("bob", "10.0.0.2")  # a failure: never given back
+    brake_two.attempt("bob", "10.0.0.2")
+    with pytest.raises(TooManyAttempts):
+        brake_one.attempt("carol", "10.0.0.2")
 
 
 @pytest.mark.slow

@@ -234,13 +234,17 @@ class CarpeDiemState(State):
         card = self.card(slot)
         times = scoring.card_times(card, p.district, p.wares, p.coins)
         bread = p.bread >= self.comp.rules.bread_per_card
+        # A red card may be handed in fewer times than the most the player could pay ("gibt er sie
+        # mehrfach ab"): ``fulfil:<n>`` keeps wares and coins for the other card or a later scoring.
+        # Plain ``fulfil`` is the most; green cards only ask to own things, so they have no count.
+        fewer = [f":{n}" for n in range(1, times)] if card.colour == "red" else []
         modes = []
         if times:
-            modes.append("fulfil")
+            modes += ["fulfil", *(f"fulfil{n}" for n in fewer)]
         if bread and (card.colour == "red" or not times):
             modes.append("bread")  # 3 bread instead (a green card's own goods cost nothing, so only if none)
         if bread and times:
-            modes.append("both")
+            modes += ["both", *(f"both{n}" for n in fewer)]
         return modes or ["fail"]
 
     def _reveal_stack(self) -> list[str]:
@@ -296,7 +300,7 @@ class CarpeDiemState(State):
             "freturn": "return one fountain card with return:new<i> or return:old<i>",
             "seal": "choose a seal-space tile that fits with seal:<tile>",
             "disc": "put a disc on a free circle with disc:<a>-<b>",
-            "card": "resolve one of your two cards with card:<slot>:<fulfil|bread|both|fail>",
+            "card": "resolve one of your two cards with card:<slot>:<fulfil|bread|both|fail>, or fulfil:<n>/both:<n> to hand a red card in fewer times",
         }.get(self.stage)
         if head == "move" and self.stage == "move":
             reach = " or ".join(str(t + 1) for t in self.move_targets(self.actor))
@@ -540,9 +544,10 @@ class CarpeDiemState(State):
         seat = self.actor
         p = self.players[seat]
         card = self.card(slot)
+        mode, _, count = mode.partition(":")
         times = 0
         if mode in ("fulfil", "both"):
-            times = scoring.card_times(card, p.district, p.wares, p.coins)
+            times = int(count) if count else scoring.card_times(card, p.district, p.wares, p.coins)
             if card.colour == "red":
                 p.coins = scoring.pay(card, times, p.wares, p.coins)
         if mode in ("bread", "both"):

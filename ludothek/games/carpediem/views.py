@@ -295,11 +295,14 @@ def _describe_card(state: CarpeDiemState, arg: str, lang: str) -> str:
     slot = int(slot_text)
     card = state.card(slot)
     p = state.players[state.actor]
+    mode, _, count = mode.partition(":")
     if mode == "fail":
         pen = state.comp.rules.penalty
         return (f"{who} erfüllt Karte {slot} nicht und verliert {pen} Siegpunkte." if de
                 else f"{who} cannot fulfil card {slot} and loses {pen} points.")
-    times = scoring.card_times(card, p.district, p.wares, p.coins) if mode in ("fulfil", "both") else 0
+    times = 0
+    if mode in ("fulfil", "both"):
+        times = int(count) if count else scoring.card_times(card, p.district, p.wares, p.coins)
     if mode in ("bread", "both"):
         times += 1
     reward = " + ".join(f"{n * times} {name(k, lang)}" for k, n in card.reward)

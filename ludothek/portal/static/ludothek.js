@@ -96,8 +96,11 @@
       if ((msg.type === "update" || msg.type === "hello") && newer) refresh();
       else if (msg.type === "update" && msg.status !== cur.dataset.status) refresh();
     };
-    socket.onclose = () => {
+    socket.onclose = (ev) => {
       if (status) { status.textContent = "○ " + status.dataset.off; status.className = "live-status off"; }
+      // 1008: live updates need a login (a visitor reloads instead), 1013: too many live tabs of this user.
+      if (ev.code === 1008) return;
+      if (ev.code === 1013) backoff = 10000;
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, 10000);
     };

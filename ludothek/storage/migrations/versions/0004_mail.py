@@ -1,7 +1,7 @@
 """Mail: e-mail addresses, notification settings, the transactional outbox, used links, the sender lease.
 
-Revision ID: 0002_mail
-Revises: 0002_sessions (already on main when this was written)
+Revision ID: 0004_mail
+Revises: 0003_clocks (on main when this was merged)
 Create Date: 2026-11-22
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_mail"
-down_revision = "0002_sessions"
+revision = "0004_mail"
+down_revision = "0003_clocks"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,259 @@
+"""Correspondence clocks, leavers and vacations: no game waits forever for someone who left.
+
+A game may have a time control, chosen when it is created:
+
+- none (the default, as on Yucata);
+- a fixed time per move: 1, 2, 3, 5, 7 or 14 days for each turn;
+- a time bank in the style of Board Game Arena's turn-based games: a start
+  balance (e.g. 3 days), a bonus added after every turn (1 day) and a cap
+  (14 days); what a player does not use stays in their bank.
+
+The deadline of the seat to move is stored on the game row, so it survives
+restarts, and it is what the clock job (`ludothek.workers.clocks`) looks for.
+The job claims an expired deadline with a conditional update, so with several
+servers or workers each timeout fires exactly once.  When a player runs out of
+time, a bot takes over the seat for the rest of the game; the player is placed
+last and marked ``timed_out``.  Resigning does the same at once (``resigned``).
+Every such change bumps ``games.seats_rev``, which every move's optimistic write
+checks: no server can store a move for a seat a bot has taken over.
+
+Vacations pause a user's clocks: a deadline that would fall into or after an
+absence moves on by the length of the absence.  At most 30 days per calendar
+year.  The creator of a game may offer to abandon it; if every human player
+agrees, it ends without a result (status ``abandoned``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, insert, or_, select, update
+
+from .errors import BadRequest, Conflict, Forbidden
+from .info import GameEvent, GameInfo, UserInfo, aware
+from .models import GameRow, SeatRow, Vacation, utcnow
+from .timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YEAR, _aware, absences
+from .undo import UndoStore
+
+
+# ----------------------------------------------------------------------------- the store's part
+class ClockStore(UndoStore):
+    """Timeouts, resignations, abandoning and vacations."""
+
+    def expire_due(self, now: datetime | None = None, limit: int = 100) -> list[int]:
+        """Hand every seat whose time ran out to a bot; the games that changed.
+
+        Each deadline is claimed with a conditional update, so several servers or
+        workers running this at once fire each timeout exactly once.
+        """
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            due = conn.execute(
+                select(GameRow.id, GameRow.seq, GameRow.to_move, GameRow.deadline)
+                .where(GameRow.status == "running", GameRow.deadline.is_not(None), GameRow.deadline <= now)
+                .order_by(GameRow.deadline)
+                .limit(limit)
+            ).all()
+        fired = []
+        for gid, seq, to_move, deadline in due:
+            with self._lock(gid), self.engine.begin() as conn:
+                claimed = conn.execute(
+                    update(GameRow)
+                    .where(GameRow.id == gid, GameRow.seq == seq, GameRow.deadline == deadline,
+                           GameRow.status == "running")
+                    .values(deadline=None, seats_rev=GameRow.seats_rev + 1)
+                ).rowcount
+                if claimed != 1:
+                    continue
+                conn.execute(
+                    update(SeatRow)
+                    .where(SeatRow.game_id == gid, SeatRow.seat == to_move, SeatRow.kind == "player")
+                    .values(kind="bot", bot=TAKEOVER_BOT, left_as="timed_out")
+                )
+            fired.append(gid)
+            self._seats_changed(gid)
+        return fired
+
+    def _seats_changed(self, game_id: int) -> None:
+        """After a seat changed hands: forget the cached summary and wake the bots if one is to move."""
+        self._info_cache.pop(game_id, None)
+        info = self.game(game_id)
+        self._notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move)))
+
+    def resign(self, game_id: int, user: UserInfo) -> GameInfo:
+        """Give up: a bot plays on for the seat, and the player is placed last as ``resigned``."""
+        with self._lock(game_id), self.engine.begin() as conn:
+            row = conn.execute(select(GameRow.status).where(GameRow.id == game_id)).first()
+            if row is None:
+                self._refuse_missing(game_id)
+            if row is not None and row.status != "running":
+                raise Conflict("only a running game can be resigned", code_key="not_running")
+            seat = conn.execute(
+                select(SeatRow.seat, SeatRow.kind, SeatRow.left_as)
+                .where(SeatRow.game_id == game_id, SeatRow.user_id == user.id)
+            ).first()
+            if seat is None:
+                raise Forbidden("you do not play in this game", code_key="not_seated")
+            if seat.kind != "player":
+                raise Conflict(f"a bot already plays your seat ({seat.left_as or 'left'})", code_key="already_left")
+            conn.execute(update(GameRow).where(GameRow.id == game_id).values(seats_rev=GameRow.seats_rev + 1))
+            to_move = conn.execute(select(GameRow.to_move).where(GameRow.id == game_id)).scalar()
+            if to_move == seat.seat:
+                conn.execute(update(GameRow).where(GameRow.id == game_id).values(deadline=None))
+            conn.execute(
+                update(SeatRow)
+                .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat, SeatRow.kind == "player")
+                .values(kind="bot", bot=TAKEOVER_BOT, left_as="resigned")
+            )
+        self._seats_changed(game_id)
+        return self.game(game_id)
+
+    def _refuse_missing(self, game_id: int) -> None:
+        self._game_full(game_id)  # raises NotFound
+
+    def vote_abandon(self, game_id: int, user: UserInfo, agree: bool = True) -> GameInfo:
+        """The creator offers to abandon (their vote); the others agree or decline.
+
+        When every human player has agreed, the game ends without a result.  A
+        decline withdraws the offer (every vote is cleared).
+        """
+        with self._lock(game_id), self.engine.begin() as conn:
+            game = conn.execute(select(GameRow.status, GameRow.creator_id).where(GameRow.id == game_id)).first()
+            if game is None:
+                self._refuse_missing(game_id)
+            assert game is not None
+            if game.status != "running":
+                raise Conflict("only a running game can be abandoned", code_key="not_running")
+            seats = conn.execute(
+                select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.abandon_vote)
+                .where(SeatRow.game_id == game_id)
+            ).all()
+            mine = next((s for s in seats if s.user_id == user.id and s.kind == "player"), None)
+            if mine is None:
+                raise Forbidden("only the game's players can abandon it", code_key="not_seated")
+            offered = any(s.abandon_vote and s.user_id == game.creator_id for s in seats)
+            if not agree:
+                conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(abandon_vote=False))
+            else:
+                if user.id != game.creator_id and not offered:
+                    raise Conflict("only the creator can offer to abandon the game", code_key="not_offered")
+                conn.execute(
+                    update(SeatRow).where(SeatRow.game_id == game_id, SeatRow.seat == mine.seat)
+                    .values(abandon_vote=True)
+                )
+                humans = [s for s in seats if s.kind == "player"]
+                if all(s.abandon_vote or s.seat == mine.seat for s in humans):
+                    conn.execute(
+                        update(GameRow).where(GameRow.id == game_id, GameRow.status == "running")
+                        .values(status="abandoned", deadline=None, finished_at=utcnow())
+                    )
+            conn.execute(update(GameRow).where(GameRow.id == game_id).values(seats_rev=GameRow.seats_rev + 1))
+        self._cache_drop(game_id)
+        self._seats_changed(game_id)
+        return self.game(game_id)
+
+    # ------------------------------------------------------------------ vacations
+    def vacation_days_used(self, user_id: int, year: int) -> float:
+        start = datetime(year, 1, 1, tzinfo=UTC)
+        end = datetime(year + 1, 1, 1, tzinfo=UTC)
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(Vacation.starts, Vacation.ends)
+                .where(Vacation.user_id == user_id, Vacation.ends > start, Vacation.starts < end)
+            ).all()
+        used = sum((min(_aware(r.ends), end) - max(_aware(r.starts), start)).total_seconds() for r in rows)
+        return used / DAY
+
+    def vacations(self, user_id: int, now: datetime | None = None) -> list[tuple[datetime, datetime]]:
+        """The user's current and coming absences."""
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            return sorted(absences(conn, user_id, now))
+
+    def away_until(self, user_ids: list[int], now: datetime | None = None) -> dict[int, datetime]:
+        """Of these users, those away right now, with when they return."""
+        now = now or utcnow()
+        if not user_ids:
+            return {}
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(Vacation.user_id, Vacation.ends)
+                .where(Vacation.user_id.in_(user_ids), Vacation.starts <= now, Vacation.ends > now)
+            ).all()
+        out: dict[int, datetime] = {}
+        for uid, ends in rows:
+            out[uid] = max(out.get(uid, _aware(ends)), _aware(ends))
+        return out
+
+    def declare_vacation(self, user: UserInfo, days: float, starts: datetime | None = None,
+                         now: datetime | None = None) -> tuple[datetime, datetime]:
+        """An absence of ``days`` from ``starts`` (default now); the deadlines it touches move on."""
+        now = now or utcnow()
+        starts = _aware(starts) if starts is not None else now
+        if isinstance(days, bool) or not isinstance(days, int | float) or not 0 < days <= VACATION_DAYS_PER_YEAR:
+            raise BadRequest(f"a vacation lasts more than 0 and at most {VACATION_DAYS_PER_YEAR} days",
+                             code_key="bad_vacation")
+        if starts < now - timedelta(minutes=5) or starts > now + timedelta(days=366):
+            raise BadRequest("a vacation starts now or within the next year", code_key="bad_vacation")
+        ends = starts + timedelta(days=days)
+        for year in range(starts.year, ends.year + 1):
+            y0, y1 = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+            new = max(0.0, (min(ends, y1) - max(starts, y0)).total_seconds() / DAY)
+            used = self.vacation_days_used(user.id, year)
+            if used + new > VACATION_DAYS_PER_YEAR + 1e-9:
+                left = max(0.0, VACATION_DAYS_PER_YEAR - used)
+                raise Conflict(f"that would be {used + new:.1f} vacation days in {year}; "
+                               f"{left:.1f} of {VACATION_DAYS_PER_YEAR} are left", code_key="vacation_used_up")
+        with self.engine.begin() as conn:
+            overlapping = conn.execute(
+                select(Vacation.id).where(Vacation.user_id == user.id, Vacation.starts < ends, Vacation.ends > starts)
+            ).first()
+            if overlapping is not None:
+                raise Conflict("you already have a vacation at that time", code_key="vacation_overlaps")
+            conn.execute(insert(Vacation).values(user_id=user.id, starts=starts, ends=ends))
+            # Pause the clocks that run for this user right now.
+            waiting = conn.execute(
+                select(GameRow.id, GameRow.deadline)
+                .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", GameRow.deadline.is_not(None), SeatRow.user_id == user.id,
+                       SeatRow.kind == "player", or_(GameRow.deadline > starts))
+            ).all()
+            for gid, deadline in waiting:
+                deadline = aware(deadline)
+                assert deadline is not None
+                begin = max(starts, now)
+                conn.execute(
+                    update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline)
+                    .values(deadline=deadline + (ends - begin))
+                )
+        return starts, ends
+
+    def clock_view(self, info: GameInfo, now: datetime | None = None) -> dict[str, Any] | None:
+        """What the board and the API show of the clocks: public to everyone at the table."""
+        if info.clock is None and not any(s.left_as for s in info.seats):
+            return None
+        now = now or utcnow()
+        banks: dict[int, float | None] = {}
+        if info.clock is not None and info.clock["kind"] == "bank":
+            with self.engine.begin() as conn:
+                banks = dict(conn.execute(
+                    select(SeatRow.seat, SeatRow.bank_seconds).where(SeatRow.game_id == info.id)
+                ).all())
+        away = self.away_until([s.user_id for s in info.seats if s.user_id is not None and s.kind == "player"], now)
+        seats = []
+        for s in info.seats:
+            remaining: float | None = None
+            if info.status == "running" and s.seat == info.to_move and info.deadline is not None:
+                remaining = max(0.0, (info.deadline - now).total_seconds())
+            elif s.seat in banks and s.kind == "player":
+                remaining = banks[s.seat]
+            seats.append({
+                "seat": s.seat, "remaining_seconds": remaining, "left": s.left_as,
+                "away_until": away[s.user_id].isoformat() if s.user_id in away else None,
+            })
+        return {
+            "control": info.clock,
+            "deadline": info.deadline.isoformat() if info.deadline else None,
+            "seats": seats,
+        }
