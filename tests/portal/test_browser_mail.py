@@ -42,7 +42,7 @@ def mail_server(tmp_path: Path) -> Iterator[tuple[str, Sink]]:
             yield url, sink
 
 
-def until(check: Any, seconds: float = 15) -> None:
+def until(check: Any, seconds: float = 30) -> None:
     """Poll ``check`` (the strict CSP forbids Playwright's string-evaluating ``wait_for_function``)."""
     deadline = time.monotonic() + seconds
     while not check():
@@ -50,7 +50,7 @@ def until(check: Any, seconds: float = 15) -> None:
         time.sleep(0.1)
 
 
-def wait_mail(sink: Sink, to: str, subject_part: str, seconds: float = 15) -> Received:
+def wait_mail(sink: Sink, to: str, subject_part: str, seconds: float = 30) -> Received:
     deadline = time.monotonic() + seconds
     seen: list[Received] = []
     while time.monotonic() < deadline:
