@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import random
+import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -287,6 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the games and their options")
 
+    p_wrk = sub.add_parser("worker", help="run the background jobs (clocks, and the bots that take over) alone")
+    p_wrk.add_argument("--db", default=None,
+                       help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
+    p_wrk.add_argument("--interval", type=float, default=1.0, help="seconds between two passes (default 1)")
+
     p_adm = sub.add_parser("admin", help="operator commands")
     adm = p_adm.add_subparsers(dest="admin_command", required=True, metavar="ADMIN_COMMAND")
     p_chk = adm.add_parser("check-lobby", help="find started games with an empty seat, or cancelled after starting")
@@ -294,6 +300,45 @@ def build_parser() -> argparse.ArgumentParser:
                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
     p_chk.add_argument("--repair", action="store_true", help="mend what is found (seat a bot; undo the cancel)")
     return parser
+
+
+def worker(db: str | None, interval: float) -> int:
+    """Run the background jobs in this process until interrupted (several may run at once).
+
+    Every server process runs the same jobs in a thread already; separate workers
+    add capacity or keep the jobs going on machines that serve no pages.  A seat a
+    bot takes over here is played by this process's bot runner.
+    """
+    from ludothek.portal.botrunner import BotRunner
+    from ludothek.portal.settings import Settings
+    from ludothek.storage import Store, make_engine, migrate
+    from ludothek.workers.clocks import ClockJob
+    from ludothek.workers.runner import Runner
+
+    settings = Settings.from_env(db)
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    store = Store(engine)
+    bots = BotRunner(store, delay=settings.bot_delay)
+    store.listeners.append(bots.on_event)
+    bots.start()
+    from ludothek.portal.app import make_mail_job
+    from ludothek.workers.mail_links import MailLinks
+
+    # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
+    secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    mail = make_mail_job(settings, store, MailLinks(secret, settings.base_url))
+    runner = Runner([ClockJob(store), mail], interval=interval)
+    print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
+    try:
+        runner.run_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        mail.stop()
+        bots.stop()
+        engine.dispose()
+    return 0
 
 
 def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
@@ -343,6 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(args.db, args.host, args.port, args.redis)
     if args.command == "games":
         return list_games()
+    if args.command == "worker":
+        return worker(args.db, args.interval)
     if args.command == "admin" and args.admin_command == "check-lobby":
         return check_lobby(args.db, args.repair)
     return 2

@@ -8,6 +8,7 @@ JSON ``{"detail": message, "code": code}`` with a 4xx status.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -19,6 +20,7 @@ from ludothek.storage import BadRequest, GameInfo, StoreError, Unauthorized, Use
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
+from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
 from .account import change_password_braked
 from .context import GameId, client_address, current_user, lang_of, limit_game_creation, portal_of, session_of
@@ -89,6 +91,20 @@ class NewGame(BaseModel):
     seats: list[SeatSpec] | None = Field(
         default=None, description="one entry per seat; default: me plus open invitations"
     )
+    time_control: str | dict[str, str | int | float] | None = Field(
+        default=None,
+        description="none (default); a fixed time per move {'kind': 'move', 'days': 1|2|3|5|7|14} or 'move:3'; "
+        "a time bank {'kind': 'bank', 'start_days': 3, 'add_days': 1, 'max_days': 14} or 'bank:3+1/14'",
+    )
+
+
+class AbandonVote(BaseModel):
+    agree: bool = Field(default=True, description="true: offer (creator) or agree; false: decline the offer")
+
+
+class VacationIn(BaseModel):
+    days: float = Field(gt=0, le=30, description="how long, in days (at most 30 per calendar year)")
+    starts: datetime | None = Field(default=None, description="when it starts (default: now)")
 
 
 class Move(BaseModel):
@@ -218,7 +234,7 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
     store = portal_of(request).store
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
     limit_game_creation(request, user)
-    gid = store.create_game(user, body.game, body.players, body.options, seats)
+    gid = store.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
     return game_summary(store.game(gid), user, user.lang)
 
 
@@ -232,6 +248,7 @@ def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str,
     store = portal_of(request).store
     with store.state(game_id) as (info, tracked):
         out = game_summary(info, user, lang)
+        out["clock"] = store.clock_view(info)
         if tracked is not None:
             sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, lang, with_log=with_log)
             sc["legal"] = sc.pop("legal_described")
@@ -325,3 +342,37 @@ async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang
         if tracked is None:
             raise BadRequest("the game has not started yet", code_key="not_started")
         return tracked.log_for(info.seat_of(user.id) if user else None, language)
+
+
+# ----------------------------------------------------------------------------- leaving and absences
+@router.post("/games/{game_id}/resign", summary="Resign: a bot plays on for my seat, and I am placed last")
+def resign(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
+    info = portal_of(request).store.resign(game_id, user)
+    return game_summary(info, user, user.lang)
+
+
+@router.post("/games/{game_id}/abandon", summary="Offer (creator), agree to or decline abandoning a game")
+def abandon(game_id: GameId, body: AbandonVote, request: Request, user: User) -> dict[str, Any]:
+    info = portal_of(request).store.vote_abandon(game_id, user, body.agree)
+    return game_summary(info, user, user.lang)
+
+
+def vacation_json(request: Request, user: UserInfo) -> dict[str, Any]:
+    store = portal_of(request).store
+    year = datetime.now(UTC).year
+    used = store.vacation_days_used(user.id, year)
+    return {
+        "year": year, "used_days": round(used, 2), "left_days": round(max(0.0, VACATION_DAYS_PER_YEAR - used), 2),
+        "absences": [{"starts": s.isoformat(), "ends": e.isoformat()} for s, e in store.vacations(user.id)],
+    }
+
+
+@router.get("/vacation", summary="My vacations this year: days used and left, current and coming absences")
+def get_vacation(request: Request, user: User) -> dict[str, Any]:
+    return vacation_json(request, user)
+
+
+@router.post("/vacation", status_code=201, summary="Declare an absence: my clocks pause while it lasts")
+def post_vacation(body: VacationIn, request: Request, user: User) -> dict[str, Any]:
+    portal_of(request).store.declare_vacation(user, body.days, body.starts)
+    return vacation_json(request, user)

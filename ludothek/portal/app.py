@@ -23,7 +23,9 @@ from starlette.responses import Response
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
+from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
+from ludothek.workers.runner import Runner
 
 from . import account, api, notify, pages
 from .bodylimit import BodyLimit
@@ -86,11 +88,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         portal.mail = JobThread(mail_job, settings.mail_interval)
 
+    # Background jobs (clocks) run in a thread of their own, never on the event loop.
+    app_jobs = Runner([ClockJob(store)], interval=settings.jobs_interval)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store.purge_expired_guests()
         store.purge_expired_sessions()
         await hub.start()
+        if settings.jobs_interval > 0:
+            app_jobs.start()
         bots.start()
         if portal.mail is not None:
             portal.mail.start()
@@ -99,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if portal.mail is not None:
                 await asyncio.to_thread(portal.mail.stop)
+            app_jobs.stop()
             bots.stop()
             await hub.stop()
             engine.dispose()
@@ -112,6 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.portal = portal
     app.state.mail_job = mail_job
+    app.state.jobs = app_jobs
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     # Outermost: an oversized body is refused before anything reads it.
     app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)

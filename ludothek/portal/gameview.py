@@ -65,7 +65,8 @@ def seat_context(
         "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,
         "finished": state.is_terminal(),
-        "result": state.result_json() if state.is_terminal() else None,
+        # The stored result: it places players who timed out or resigned last.
+        "result": (info.result or state.result_json()) if state.is_terminal() else None,
         "seq": state.move_number(),
     }
 

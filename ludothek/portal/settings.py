@@ -41,6 +41,8 @@ class Settings:
     #: Request bodies: the most the API and the pages accept (checked before reading).
     max_body_api: int = 1024 * 1024
     max_body_form: int = 256 * 1024
+    #: Seconds between two passes of the background jobs (clocks); 0: none in this process.
+    jobs_interval: float = 1.0
     #: Live sockets per user and per address (per server process).
     sockets_per_user: int = 8
     sockets_per_address: int = 64

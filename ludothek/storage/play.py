@@ -198,7 +198,8 @@ class PlayStore(LobbyStore):
                 self._info_cache.pop(game_id, None)
             if after is not None:
                 # The mover's answer, built from the state just stored (saves reading it back).
-                result = state.result_json() if status == "finished" else None
+                result = (placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
+                          if status == "finished" else None)
                 after(dataclasses.replace(info, seq=seq + len(new), to_move=to_move, status=status,
                                           turn_since=now, result=result), tracked)
         event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
