@@ -84,7 +84,8 @@ def test_mail_links_and_live_turns(browser: Any, mail_server: tuple[str, Sink]) 
     mara.wait_for_load_state("networkidle")
     assert mara.title() == "Ludothek"
     gid = api(nils, "POST", f"{base}/api/games",
-              {"game": "toypig", "players": 2, "seats": [{"kind": "me"}, {"kind": "invite", "user": "mara"}]})["id"]
+              {"game": "toypig", "players": 2, "options": {"length": "long"},
+               "seats": [{"kind": "me"}, {"kind": "invite", "user": "mara"}]})["id"]
     api(mara, "POST", f"{base}/api/games/{gid}/join")
     for _ in range(100):
         g = api(nils, "GET", f"{base}/api/games/{gid}")

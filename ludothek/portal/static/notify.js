@@ -51,7 +51,8 @@
   function connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${proto}://${location.host}/live/me`);
-    socket.onopen = () => { backoff = 1000; };
+    // On (re)connecting, catch up: a turn may have come while the socket was not yet or no longer open.
+    socket.onopen = () => { backoff = 1000; update(null); };
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
