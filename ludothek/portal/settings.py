@@ -44,7 +44,7 @@ class Settings:
     #: Seconds between two passes of the background jobs (clocks); 0: none in this process.
     jobs_interval: float = 1.0
     #: Live sockets per user and per address (per server process).
-    sockets_per_user: int = 8
+    sockets_per_user: int = 16
     sockets_per_address: int = 64
     #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
     #: (`ludothek.portal.connections`): idle and slow connections are closed after it.

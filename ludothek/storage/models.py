@@ -127,6 +127,8 @@ class GameRow(Base):
     #: Bumped whenever a seat of a running game changes hands (timeout, resignation): every move's
     #: optimistic write checks it, so no server can store a move for a seat a bot took over.
     seats_rev: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: The deadline a reminder mail was queued for (one reminder per deadline, 24 hours before it).
+    reminded_for: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SeatRow(Base):

@@ -563,3 +563,32 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     assert "2030-03-01 12:00" in mail.text()  # in the recipient's time zone
     assert mail.msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert [r["status"] for r in store.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
+
+
+def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: TestClient, sink: Sink) -> None:
+    """Issue 9: a reminder mail 24 hours before a timeout, once per deadline, even with two passes."""
+    from datetime import UTC, datetime, timedelta
+
+    from ludothek.workers.clocks import ClockJob
+
+    ha, hb = api_user(client, "anna"), api_user(client, "bert")
+    verified(client, sink, ha, "anna@example.org")
+    verified(client, sink, hb, "bert@example.org")
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2, "time_control": "move:2"},
+                      headers=ha).json()["id"]
+    client.post(f"/api/games/{gid}/join", headers=hb)
+    send(client)
+    sink.take()
+    store = store_of(client)
+    job = ClockJob(store)
+    job.run_once(datetime.now(UTC) + timedelta(hours=12))  # more than a day left: nothing
+    send(client)
+    assert sink.take() == []
+    later = datetime.now(UTC) + timedelta(days=1, hours=1)
+    job.run_once(later)
+    job.run_once(later + timedelta(minutes=5))  # a second pass (or a second server) queues nothing more
+    send(client)
+    (mail,) = sink.take()
+    assert "your time runs out soon" in mail.subject
+    h = ha if client.get(f"/api/games/{gid}", headers=ha).json()["my_turn"] else hb
+    assert mail.rcpt == [("anna" if h is ha else "bert") + "@example.org"]
