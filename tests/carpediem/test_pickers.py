@@ -21,7 +21,7 @@ def test_every_legal_action_is_reachable_and_nothing_else() -> None:
                 continue
             legal = st.legal_actions()
             lang = "de" if seed % 2 else "en"
-            found = {p["id"]: p for p in pickers(st, legal, lang, lambda a: st.describe(a, lang))}
+            found = {p["id"]: p for p in pickers(st, legal, lang, lambda a, st=st, lang=lang: st.describe(a, lang))}
             for pid, prefix in (("card", "card:"), ("fountain", "return:")):
                 family = [a for a in legal if a.startswith(prefix)]
                 if len(family) >= 2:

@@ -29,7 +29,7 @@ def test_trades_and_tv_targets_match_the_legal_actions() -> None:
                 st.apply_action(eng.sample_chance(st, rng))
                 continue
             legal = st.legal_actions()
-            found = {p["id"]: p for p in pickers(st, legal, "en", lambda a: st.describe(a, "en"))}
+            found = {p["id"]: p for p in pickers(st, legal, "en", lambda a, st=st: st.describe(a, "en"))}
             view = st.view(None)
             me = st.current_player()
             trades = [a for a in legal if a.startswith("trade:")]

@@ -214,8 +214,8 @@ def test_machikoro_trade_and_tv_on_the_cards(browser: Any, server: str) -> None:
     deadline = time.monotonic() + 150
     while done != {"trade", "tv"} and time.monotonic() < deadline:
         def want(v: dict[str, Any], legal: list[str]) -> bool:
-            return any(a.startswith("trade:") for a in legal) and "trade" not in done or \
-                any(a.startswith("tv:") for a in legal) and "tv" not in done
+            return (any(a.startswith("trade:") for a in legal) and "trade" not in done) or \
+                (any(a.startswith("tv:") for a in legal) and "tv" not in done)
         try:
             gid = advance(page, server, want, machikoro_choice, moves=600)
         except AssertionError:
@@ -276,7 +276,7 @@ def test_carpediem_card_and_fountain_pickers(browser: Any, server: str) -> None:
         def want(v: dict[str, Any], legal: list[str]) -> bool:
             cards = [a for a in legal if a.startswith("card:")]
             fountains = [a for a in legal if a.startswith("return:")]
-            return len(cards) >= 2 and "card" not in done or len(fountains) >= 2 and "fountain" not in done
+            return (len(cards) >= 2 and "card" not in done) or (len(fountains) >= 2 and "fountain" not in done)
         try:
             gid = advance(page, server, want, carpediem_choice, moves=800)
         except AssertionError:

@@ -24,7 +24,7 @@ def test_every_legal_action_is_reachable_and_nothing_else() -> None:
             legal = st.legal_actions()
             kind = st.decision["kind"]
             for lang in ("de", "en") if seed < 2 else ("en",):
-                found = pickers(st, legal, lang, lambda a: st.describe(a, lang))
+                found = pickers(st, legal, lang, lambda a, st=st, lang=lang: st.describe(a, lang))
                 family = [a for a in legal if a.startswith(FAMILIES.get(kind, ("\0",)))]
                 if len(family) >= 2:
                     assert len(found) == 1, (kind, legal)
@@ -47,6 +47,6 @@ def test_stock_yard_picker_allows_one_coal() -> None:
         if st.decision["kind"] == "take" and st.yard["coal"] >= 2 and len(st.legal_actions()) > 5:
             break
         st.apply_action(rng.choice(st.legal_actions()))
-    (picker,) = pickers(st, st.legal_actions(), "en", lambda a: st.describe(a, "en"))
+    (picker,) = pickers(st, st.legal_actions(), "en", lambda a, st=st: st.describe(a, "en"))
     assert max(o["counts"].get("coal", 0) for o in picker["options"]) == 1
     assert max(sum(o["counts"].values()) for o in picker["options"]) == 3

@@ -38,13 +38,13 @@ def _card_picker(legal: list[str], lang: str, describe: Callable[[str], str]) ->
     for _, slot, mode, *n in parsed:
         if n:
             most[f"{slot}:{mode}"] = max(most.get(f"{slot}:{mode}", 0), int(n[0]) + 1)
-    options = []
+    options: list[dict[str, Any]] = []
     for a, slot, mode, *n in parsed:
         base = f"{slot}:{mode}"
         counts = {"times": int(n[0])} if n else ({"times": most[base]} if base in most else {})
         options.append({"action": a, "base": base, "counts": counts, "text": describe(a),
                         "preset": not n})  # the most is what a player usually wants
-    bases = list(dict.fromkeys(o["base"] for o in options))
+    bases: list[str] = list(dict.fromkeys(f"{slot}:{mode}" for _, slot, mode, *_n in parsed))
     card = "Karte" if lang == "de" else "card"
     return {"id": "card", "title": _t(TITLES["card"], lang),
             "bases": [{"key": b, "label": f"{card} {b.split(':')[0]}: {_t(MODES[b.split(':')[1]], lang)}"} for b in bases],

@@ -73,11 +73,11 @@ def _work_picker(state: RollState, legal: list[str], lang: str, describe: Callab
     if len(actions) < 2:
         return None
     board = state.boards[state.active]
-    options = []
+    options: list[dict[str, Any]] = []
     for a in actions:
         _, target, n = a.split(":")
         options.append({"action": a, "base": target, "counts": {"workers": int(n)}, "text": describe(a)})
-    bases = list(dict.fromkeys(o["base"] for o in options))
+    bases: list[str] = list(dict.fromkeys(a.split(":")[1] for a in actions))
     return {"id": "work", "title": TITLES["work"][lang],
             "bases": [{"key": b, "label": target_name(b, board.cities + 1, lang)} for b in bases],
             "tokens": [{"key": "workers", "label": pick(WORKERS, lang)}], "options": options}
