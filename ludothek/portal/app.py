@@ -83,10 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal.links = MailLinks(secret, settings.base_url)
     mail_job = make_mail_job(settings, store, portal.links)
     if settings.mail_interval > 0:
-        # Until ``ludothek.workers.runner`` drives it, the sender runs in a thread of this process.
-        from ludothek.workers.mail import JobThread
-
-        portal.mail = JobThread(mail_job, settings.mail_interval)
+        # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
+        portal.mail = Runner([mail_job], interval=settings.mail_interval)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(store)], interval=settings.jobs_interval)

@@ -21,8 +21,8 @@ from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
 
 if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
-    from ludothek.workers.mail import JobThread
     from ludothek.workers.mail_links import MailLinks
+    from ludothek.workers.runner import Runner
 
 #: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
 #: "no such game" (404) on every route instead of a driver's overflow error.
@@ -44,7 +44,7 @@ class Portal:
     #: Signed links in mails (verification, reset, unsubscribe).
     links: MailLinks | None = None
     #: The in-process mail sender (``None``: another process sends).
-    mail: JobThread | None = None
+    mail: Runner | None = None
 
 def client_address(request: Any) -> str:
     """The client's address, as the key of per-address limits."""

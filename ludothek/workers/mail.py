@@ -21,10 +21,7 @@ import logging
 import os
 import smtplib
 import ssl
-import threading
-import time
 import uuid
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -32,7 +29,6 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 from ludothek.storage import Store
-from ludothek.storage.models import utcnow
 
 from .mail_compose import Composer, Skip, local_now
 from .mail_links import MailLinks
@@ -189,47 +185,3 @@ class MailJob:
     def stop(self) -> None:
         """Give the SQLite lease back (another sender may take over at once)."""
         self.store.release_lease(self.owner)
-
-
-class JobThread:
-    """Run a job's `run_once` every ``interval`` seconds in a daemon thread (single-process deployments).
-
-    Until ``ludothek.workers.runner`` takes over, ``create_app`` starts the mail
-    job this way from its lifespan; it never runs on the event loop.
-    """
-
-    def __init__(self, job: MailJob, interval: float = 2.0, clock: Callable[[], datetime] = utcnow) -> None:
-        self.job = job
-        self.interval = interval
-        self.clock = clock
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name=f"ludothek-{self.job.name}", daemon=True)
-        self._thread.start()
-
-    def wake(self) -> None:
-        """Look at the outbox now instead of at the next tick."""
-        self._wake.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.job.run_once(self.clock())
-            except Exception:  # a database hiccup must not end the sender
-                log.exception("the %s job failed; trying again", self.job.name)
-                time.sleep(self.interval)
-            self._wake.wait(self.interval)
-            self._wake.clear()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-        try:
-            self.job.stop()
-        except Exception:
-            log.exception("could not release the %s lease", self.job.name)
