@@ -25,7 +25,7 @@ from ludothek.storage.store import UserInfo
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.runner import Runner
 
-from . import account, api, pages
+from . import account, api, helppages, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .connections import with_request_deadline
@@ -109,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
+    app.include_router(helppages.router)  # before pages: /games/<kind> must not meet /games/{game_id}
     app.include_router(pages.router)
     app.include_router(account.router)
     # Routes are matched in order: the two requests every move makes are tried first.

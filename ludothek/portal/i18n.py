@@ -309,3 +309,30 @@ TEXTS.update({
     "vacation_declare": {"de": "Urlaub eintragen", "en": "Declare vacation"},
     "vacation_current": {"de": "Urlaub vom {starts} bis {ends}", "en": "Vacation from {starts} to {ends}"},
 })
+
+# Help at hand: game pages and rules pages (ludothek/portal/helppages.py).
+TEXTS.update({
+    "err_unknown_game": {"de": "Ein Spiel „{game}“ gibt es hier nicht.", "en": "There is no game “{game}” here."},
+    "games_all": {"de": "Alle Spiele", "en": "All games"},
+    "rules": {"de": "Spielregeln", "en": "Rules"},
+    "rules_of": {"de": "Spielregeln: {title}", "en": "Rules: {title}"},
+    "rules_help": {"de": "Spielregeln (öffnet in neuem Tab)", "en": "Rules (opens in a new tab)"},
+    "rules_show": {"de": "Zeige", "en": "Show"},
+    "rules_short": {"de": "nur Kurzfassung", "en": "short version only"},
+    "rules_long": {"de": "nur ausführliche Fassung", "en": "long version only"},
+    "rules_both": {"de": "ausführliche und Kurzfassung", "en": "long and short version"},
+    "rules_summary": {"de": "Kurzfassung", "en": "In short"},
+    "rules_contents": {"de": "Inhalt", "en": "Contents"},
+    "game_page": {"de": "Über das Spiel", "en": "About the game"},
+    "about_players": {"de": "Spieler", "en": "Players"},
+    "about_duration": {"de": "Dauer", "en": "Playing time"},
+    "about_minutes": {"de": "{minutes} Minuten", "en": "{minutes} minutes"},
+    "about_age": {"de": "Alter", "en": "Age"},
+    "about_age_from": {"de": "ab {age} Jahren", "en": "{age} and up"},
+    "about_designer": {"de": "Autor", "en": "Designer"},
+    "about_illustrator": {"de": "Illustration", "en": "Illustrator"},
+    "about_publisher": {"de": "Verlag", "en": "Publisher"},
+    "about_bgg": {"de": "BoardGameGeek", "en": "BoardGameGeek"},
+    "recent_games": {"de": "Letzte Partien", "en": "Recent games"},
+    "no_recent_games": {"de": "Noch keine Partien.", "en": "No games yet."},
+})
