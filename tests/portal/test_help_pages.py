@@ -11,7 +11,7 @@ from ludothek import engine
 from ludothek.engine.registry import GAME_MODULES
 from ludothek.portal.helppages import parse_rules
 
-from .conftest import api_user
+from .conftest import api_user, page_login
 
 GAMES = list(GAME_MODULES)
 BGG = {"machikoro": 143884, "carpediem": 245934, "snowdonia": 119432, "rolltheages": 37380}
@@ -97,3 +97,20 @@ def test_index_and_links(client: TestClient) -> None:
     for kind in GAMES:
         assert f'href="/games/{kind}/rules?lang=en"' in index
     assert client.get("/rules").status_code == 200
+
+
+def test_links_from_new_game_form_lobby_and_every_board(client: TestClient) -> None:
+    assert 'href="/games/machikoro/rules"' in client.get("/").text  # the catalogue for visitors
+    page_login(client, "bea")
+    for kind in GAMES:
+        form = client.get(f"/new?game={kind}").text
+        assert f'href="/games/{kind}/rules"' in form and f'href="/games/{kind}"' in form
+    assert 'href="/games"' in client.get("/").text
+    headers = api_user(client, "carl")
+    for kind in GAMES:
+        players = max(2, engine.load(kind).min_players)
+        seats = [{"kind": "me"}] + [{"kind": "bot"}] * (players - 1)
+        r = client.post("/api/games", json={"game": kind, "players": players, "seats": seats}, headers=headers)
+        assert r.status_code == 201, r.text
+        board = client.get(f"/games/{r.json()['id']}").text
+        assert f'id="rules-help" href="/games/{kind}/rules"' in board
