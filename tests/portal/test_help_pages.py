@@ -114,3 +114,19 @@ def test_links_from_new_game_form_lobby_and_every_board(client: TestClient) -> N
         assert r.status_code == 201, r.text
         board = client.get(f"/games/{r.json()['id']}").text
         assert f'id="rules-help" href="/games/{kind}/rules"' in board
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_tables_and_legends_on_the_boards(client: TestClient, lang: str) -> None:
+    headers = api_user(client, "dora")
+    expected = {"machikoro": ("mk-activation", {"de": "Fernsehsender", "en": "TV Station"}),
+                "rolltheages": ("rt-disaster-table", {"de": "Seuche", "en": "Pestilence"}),
+                "snowdonia": ("sd-weather-legend", {"de": "Nebel", "en": "Fog"})}
+    for kind, (anchor, word) in expected.items():
+        seats = [{"kind": "me"}, {"kind": "bot"}]
+        r = client.post("/api/games", json={"game": kind, "players": 2, "seats": seats}, headers=headers)
+        assert r.status_code == 201, r.text
+        client.cookies.clear()
+        board = client.get(f"/games/{r.json()['id']}/board", headers={"Accept-Language": lang}).text
+        section = board.split(f'id="{anchor}"')[1].split("</details>")[0]
+        assert word[lang] in section
