@@ -237,14 +237,14 @@ class Game(ABC):
             return None
 
     def rules_markdown(self, lang: str) -> str | None:
-        """The rules page in ``lang`` as Markdown (``rules/<lang>.md`` in the game package), or None.
+        """The rules page in ``lang`` as Markdown (``rulebook/<lang>.md`` in the game package), or None.
 
         Each ``## `` section may hold a short version, then a line ``+++``, then the long version;
         the portal renders it without knowing anything about the game.
         """
         if lang not in LANGS:
             return None
-        return self._package_file("rules", f"{lang}.md")
+        return self._package_file("rulebook", f"{lang}.md")
 
     def about(self) -> dict[str, Any]:
         """Box facts for the game page (``about.json`` in the game package): players, time, people, BGG id."""

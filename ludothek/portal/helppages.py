@@ -74,7 +74,7 @@ def _markdown() -> MarkdownIt:
 
 
 def render_markdown(text: str) -> Markup:
-    return Markup(_markdown().render(text))  # noqa: S704 - markdown-it escapes (html=False)
+    return Markup(_markdown().render(text))  # safe: markdown-it escapes raw HTML (html=False)
 
 
 def parse_rules(markdown: str) -> RulesPage:
@@ -137,23 +137,24 @@ def _unknown(request: Request, kind: str, lang: str) -> Response:
 LangParam = Annotated[Literal["de", "en"] | None, Query(description="page language")]
 
 
+
 @router.get("/games", response_class=HTMLResponse)
-def game_index(request: Request, lang: LangParam = None) -> Response:
+def game_index(request: Request, query_lang: LangParam = None) -> Response:
     """Every game kind with links to its page and rules."""
-    lang = _page_lang(request, lang)
+    lang = _page_lang(request, query_lang)
     games = [eng.load(g) for g in eng.games()]
     return _render(request, "games_index.html", lang, games=games)
 
 
 @router.get("/rules", response_class=HTMLResponse)
-def rules_index(request: Request, lang: LangParam = None) -> Response:
-    return game_index(request, lang)
+def rules_index(request: Request, query_lang: LangParam = None) -> Response:
+    return game_index(request, query_lang)
 
 
 @router.get("/games/{kind:kind}", response_class=HTMLResponse)
-def game_kind_page(request: Request, kind: str, lang: LangParam = None) -> Response:
+def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) -> Response:
     """Box facts, links (rules, BoardGameGeek), recent games and a "new game" button."""
-    lang = _page_lang(request, lang)
+    lang = _page_lang(request, query_lang)
     game = _game_or_none(kind)
     if game is None:
         return _unknown(request, kind, lang)
@@ -166,10 +167,10 @@ def game_kind_page(request: Request, kind: str, lang: LangParam = None) -> Respo
 
 
 @router.get("/games/{kind:kind}/rules", response_class=HTMLResponse)
-def game_rules_page(request: Request, kind: str, lang: LangParam = None,
+def game_rules_page(request: Request, kind: str, query_lang: LangParam = None,
                     mode: Annotated[Literal["short", "long", "both"], Query()] = "both") -> Response:
     """The rules with Yucata's switch: the short version, the long version, or both side by side."""
-    lang = _page_lang(request, lang)
+    lang = _page_lang(request, query_lang)
     game = _game_or_none(kind)
     page = rules_page(kind, lang) if game is not None else None
     if game is None or page is None:
