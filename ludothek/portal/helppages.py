@@ -134,7 +134,7 @@ def _unknown(request: Request, kind: str, lang: str) -> Response:
     return _render(request, "error.html", lang, status=404, message=t("err_unknown_game", lang, game=kind))
 
 
-LangParam = Annotated[Literal["de", "en"] | None, Query(description="page language")]
+LangParam = Annotated[Literal["de", "en"] | None, Query(alias="lang", description="page language")]
 
 
 
