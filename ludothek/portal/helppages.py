@@ -24,7 +24,7 @@ from ludothek import engine as eng
 
 from .context import current_user, lang_of, portal_of
 from .gameview import game_summary
-from .i18n import LANGS, t
+from .i18n import LANGS, t, tn
 from .i18n import pick as pick_text
 
 #: A line of its own that separates a section's short version from its long version.
@@ -127,7 +127,8 @@ def _render(request: Request, template: str, lang: str, status: int = 200, **ctx
     from .pages import render  # pages imports much; this module stays importable on its own
 
     return render(request, template, current_user(request), status=status, lang=lang,
-                  tr=lambda key, **kw: t(key, lang, **kw), pick=lambda texts: pick_text(texts, lang), **ctx)
+                  tr=lambda key, **kw: t(key, lang, **kw),
+                  trn=lambda key, n, **kw: tn(key, n, lang, **kw), pick=lambda texts: pick_text(texts, lang), **ctx)
 
 
 def _unknown(request: Request, kind: str, lang: str) -> Response:
