@@ -105,7 +105,14 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
         "pick": lambda texts: pick_text(texts, lang),
+        "waiting": _waiting(request, user),
     }
+
+
+def _waiting(request: Request, user: UserInfo | None) -> int:
+    from .notify import waiting_count  # notify builds on this module
+
+    return waiting_count(request, user)
 
 
 def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:
