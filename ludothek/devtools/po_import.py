@@ -33,6 +33,10 @@ def wanted(texts: Mapping[str, Mapping[str, str]], lang: str) -> dict[str, str |
                 forms[category] = text
         else:
             out[key] = text
+    for key in texts:
+        base, sep, _ = key.partition("#")
+        if sep and base in texts:
+            raise SystemExit(f"TEXTS has both {base!r} and plural forms {key!r}: give one of them another key")
     return out
 
 

@@ -147,13 +147,9 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "err_name_taken": {"de": "Dieser Name ist schon vergeben.", "en": "That name is taken."},
     "err_bad_login": {"de": "Falscher Benutzername oder falsches Passwort.", "en": "Wrong user name or password."},
-    "err_too_many_attempts#one": {
-        "de": "Zu viele fehlgeschlagene Anmeldungen. Bitte warte {n} Sekunde.",
-        "en": "Too many failed logins. Please wait {n} second.",
-    },
-    "err_too_many_attempts#other": {
-        "de": "Zu viele fehlgeschlagene Anmeldungen. Bitte warte {n} Sekunden.",
-        "en": "Too many failed logins. Please wait {n} seconds.",
+    "err_too_many_attempts": {
+        "de": "Zu viele fehlgeschlagene Anmeldungen. Bitte warte {seconds} Sekunden.",
+        "en": "Too many failed logins. Please wait {seconds} seconds.",
     },
     "err_stale": {
         "de": "Dieser Zug kommt zu spät: das Spiel ist inzwischen bei Zug {current}. Die Ansicht ist jetzt aktuell.",

@@ -135,9 +135,7 @@ def redirect(request: Request, url: str) -> Response:
 
 def message_of(exc: StoreError, lang: str) -> str:
     key = exc.params.get("code_key") or exc.code
-    count = exc.params.get("seconds")
-    text = (tn(f"err_{key}", int(count), lang, **exc.params) if isinstance(count, int | float)
-            else t(f"err_{key}", lang, **exc.params))
+    text = t(f"err_{key}", lang, **exc.params)
     return exc.message if text == f"err_{key}" else text
 
 
