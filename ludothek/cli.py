@@ -273,6 +273,17 @@ def build_parser() -> argparse.ArgumentParser:
     p_sim.add_argument("--json", action="store_true", help="also print the statistics as JSON")
     p_sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    p_arena = sub.add_parser("arena", help="let named bots play each other and compare them")
+    p_arena.add_argument("game", help=f"game id ({ids})")
+    p_arena.add_argument("--bots", required=True, help=f"comma-separated bots, e.g. hard,medium ({', '.join(sorted(BOTS))})")
+    p_arena.add_argument("--players", "-p", type=int, default=2, help="number of players (default 2)")
+    p_arena.add_argument("--games", "-n", type=int, default=100, help="number of games (default 100)")
+    p_arena.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p_arena.add_argument("--options", "-o", action="append", default=[], metavar="NAME=VALUE",
+                         help="a game option, e.g. ending=kosmos; repeat or separate by commas")
+    p_arena.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p_arena.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     p_rep = sub.add_parser("replay", help="replay a game record and print its log")
     p_rep.add_argument("file", help="a JSON game record")
     p_rep.add_argument("--lang", choices=engine.LANGS, default="de")
@@ -353,6 +364,24 @@ def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
     return 1 if problems and not repair else 0
 
 
+def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, option_items: Sequence[str],
+          as_json: bool, progress: bool, out: TextIO | None = None) -> int:
+    """Bots play each other with rotating seats; print each bot's win rate (Wilson 95 %), score, placing, speed."""
+    from ludothek.bots.arena import format_table, run_arena
+
+    out = out or sys.stdout
+    names = [n.strip() for n in bot_list.split(",") if n.strip()]
+    unknown = [n for n in names if n not in BOTS]
+    if not names or unknown:
+        raise SystemExit(f"ludothek: --bots names bots from {', '.join(sorted(BOTS))}, not {bot_list!r}")
+    if games < 1:
+        raise SystemExit("ludothek: --games must be at least 1")
+    template = _new_state(game_id, players, option_items)
+    report = run_arena(game_id, names, players, games, seed, template.options, progress=progress)
+    print(json.dumps(report) if as_json else format_table(report), file=out)
+    return 0
+
+
 def list_games(out: TextIO | None = None) -> int:
     out = out or sys.stdout
     for gid in engine.games():
@@ -374,6 +403,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps(stats))
         return 0
+    if args.command == "arena":
+        return arena(args.game, args.bots, args.players, args.games, args.seed, args.options, args.json,
+                     progress=not args.no_progress)
     if args.command == "replay":
         return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
     if args.command == "serve":

@@ -60,6 +60,8 @@ class MediumBot:
     """
 
     name = "medium"
+    #: Seconds a decision should take at most (the fallback allows five times this).
+    budget = 0.2
 
     def __init__(self, max_actions: int = 80, samples: int = 4):
         self.max_actions = max_actions
@@ -96,6 +98,7 @@ class EasyBot:
     """
 
     name = "easy"
+    budget = 0.02
 
     def __init__(self, mistakes: float = 0.12, max_actions: int = 12):
         self.mistakes = mistakes
