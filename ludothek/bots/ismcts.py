@@ -27,7 +27,7 @@ from .strategy import Strategy, relative_value, strategy_for
 
 
 class _Node:
-    __slots__ = ("children", "visits", "order")
+    __slots__ = ("children", "order", "visits")
 
     def __init__(self) -> None:
         self.children: dict[str, _Child] = {}
@@ -37,7 +37,7 @@ class _Node:
 
 
 class _Child:
-    __slots__ = ("node", "visits", "reward", "available")
+    __slots__ = ("available", "node", "reward", "visits")
 
     def __init__(self) -> None:
         self.node = _Node()
