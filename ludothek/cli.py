@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ludothek import engine
-from ludothek.bots import BOTS, make_bot, play_to_end
+from ludothek.bots import BOTS, Bot, make_bot, play_to_end
 from ludothek.engine import CHANCE, State
 
 TEXTS = {
@@ -282,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_arena.add_argument("--options", "-o", action="append", default=[], metavar="NAME=VALUE",
                          help="a game option, e.g. ending=kosmos; repeat or separate by commas")
     p_arena.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p_arena.add_argument("--seconds", type=float, default=None, help="hard's time budget per decision (default 2)")
+    p_arena.add_argument("--iterations", type=int, default=None, help="hard's iteration budget (default 2000)")
     p_arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p_rep = sub.add_parser("replay", help="replay a game record and print its log")
@@ -365,7 +367,8 @@ def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
 
 
 def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, option_items: Sequence[str],
-          as_json: bool, progress: bool, out: TextIO | None = None) -> int:
+          as_json: bool, progress: bool, seconds: float | None = None, iterations: int | None = None,
+          out: TextIO | None = None) -> int:
     """Bots play each other with rotating seats; print each bot's win rate (Wilson 95 %), score, placing, speed."""
     from ludothek.bots.arena import format_table, run_arena
 
@@ -377,7 +380,16 @@ def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, opti
     if games < 1:
         raise SystemExit("ludothek: --games must be at least 1")
     template = _new_state(game_id, players, option_items)
-    report = run_arena(game_id, names, players, games, seed, template.options, progress=progress)
+
+    def factory(name: str) -> Bot:
+        if name == "hard" and (seconds is not None or iterations is not None):
+            from ludothek.bots.ismcts import IsmctsBot
+
+            return IsmctsBot(seconds=seconds if seconds is not None else 2.0,
+                             iterations=iterations if iterations is not None else 2000)
+        return make_bot(name)
+
+    report = run_arena(game_id, names, players, games, seed, template.options, factory=factory, progress=progress)
     print(json.dumps(report) if as_json else format_table(report), file=out)
     return 0
 
@@ -405,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "arena":
         return arena(args.game, args.bots, args.players, args.games, args.seed, args.options, args.json,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, seconds=args.seconds, iterations=args.iterations)
     if args.command == "replay":
         return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
     if args.command == "serve":
