@@ -6,6 +6,7 @@ holds on every server process at once (see ``ludothek.storage.sessions``).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Path, Request
@@ -36,8 +37,11 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
     store = portal_of(request).store
+    used = store.vacation_days_used(user.id, datetime.now(UTC).year)
+    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in store.vacations(user.id)]
     return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
-                  sessions=store.session_count(user.id), **ctx)
+                  sessions=store.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
+                  vacations=vacations, **ctx)
 
 
 @router.get("/account", response_class=HTMLResponse)
@@ -103,3 +107,18 @@ def logout_everywhere(request: Request, csrf: CsrfField) -> Response:
     portal_of(request).store.end_sessions(user.id)
     log_out(request)
     return redirect(request, "/")
+
+
+@router.post("/account/vacation")
+def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, Form()]) -> Response:
+    """An absence from now on: the user's clocks pause while it lasts."""
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        amount = float(days)
+        portal_of(request).store.declare_vacation(user, amount)
+    except ValueError:
+        return account_page(request, user, status=400, error=t("vacation_days", user.lang) + ": 1–30")
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return redirect(request, "/account")

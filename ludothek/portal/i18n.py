@@ -264,4 +264,48 @@ TEXTS.update({
         "de": "Die Eingabe enthält Zeichen, die nicht gespeichert werden können.",
         "en": "The input contains characters that cannot be stored.",
     },
+    # correspondence clocks, leaving, vacations (issue 9)
+    "time_control": {"de": "Bedenkzeit", "en": "Time control"},
+    "err_bad_time_control": {
+        "de": "Unbekannte Bedenkzeit „{spec}“: keine, 1, 2, 3, 5, 7 oder 14 Tage pro Zug, oder ein Zeitkonto.",
+        "en": "Unknown time control “{spec}”: none, 1, 2, 3, 5, 7 or 14 days per move, or a time bank.",
+    },
+    "err_bad_vacation": {
+        "de": "Ein Urlaub dauert mehr als 0 und höchstens 30 Tage und beginnt jetzt oder innerhalb eines Jahres.",
+        "en": "A vacation lasts more than 0 and at most 30 days, and starts now or within a year.",
+    },
+    "tc_none": {"de": "Keine (wie auf Yucata)", "en": "None (as on Yucata)"},
+    "tc_move_one": {"de": "{n} Tag pro Zug", "en": "{n} day per move"},
+    "tc_move_many": {"de": "{n} Tage pro Zug", "en": "{n} days per move"},
+    "tc_bank": {
+        "de": "Zeitkonto: {start} Tage, +{add} pro Zug, höchstens {most}",
+        "en": "Time bank: {start} days, +{add} per move, at most {most}",
+    },
+    "clock_left": {"de": "noch {time}", "en": "{time} left"},
+    "clock_days": {"de": "{d} T. {h} Std.", "en": "{d} d {h} h"},
+    "clock_hours": {"de": "{h} Std. {m} Min.", "en": "{h} h {m} min"},
+    "left_timed_out": {"de": "Zeit abgelaufen – ein Bot spielt weiter", "en": "timed out – a bot plays on"},
+    "left_resigned": {"de": "aufgegeben – ein Bot spielt weiter", "en": "resigned – a bot plays on"},
+    "away_until": {"de": "im Urlaub bis {when}; die Uhr steht", "en": "on vacation until {when}; the clock is paused"},
+    "resign": {"de": "Aufgeben", "en": "Resign"},
+    "resign_note": {
+        "de": "Ein Bot übernimmt deinen Platz, und du wirst Letzter.",
+        "en": "A bot takes over your seat, and you are placed last.",
+    },
+    "abandon_offer": {"de": "Abbruch vorschlagen", "en": "Offer to abandon"},
+    "abandon_agree": {"de": "Abbruch zustimmen", "en": "Agree to abandon"},
+    "abandon_decline": {"de": "Abbruch ablehnen", "en": "Decline abandoning"},
+    "abandon_pending": {
+        "de": "Abbruch vorgeschlagen: Das Spiel endet ohne Ergebnis, wenn alle zustimmen.",
+        "en": "Abandoning offered: the game ends without a result if everyone agrees.",
+    },
+    "abandoned": {"de": "Abgebrochen (ohne Ergebnis)", "en": "Abandoned (no result)"},
+    "vacation_title": {"de": "Urlaub", "en": "Vacation"},
+    "vacation_note": {
+        "de": "Während eines Urlaubs stehen deine Uhren. Bis zu 30 Tage im Kalenderjahr; dieses Jahr noch {left} Tage.",
+        "en": "While you are away your clocks are paused. Up to 30 days per calendar year; {left} days left this year.",
+    },
+    "vacation_days": {"de": "Tage ab jetzt", "en": "Days from now"},
+    "vacation_declare": {"de": "Urlaub eintragen", "en": "Declare vacation"},
+    "vacation_current": {"de": "Urlaub vom {starts} bis {ends}", "en": "Vacation from {starts} to {ends}"},
 })

@@ -57,6 +57,7 @@ class LoginNeeded(StoreError):
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
     env.globals["t"] = t
+    env.globals["time_controls"] = time_control_choices
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
     env.filters["num"] = format_number
 
@@ -316,7 +317,8 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         seats.append({"kind": kind, "user": name or None})
     try:
         limit_game_creation(request, user)
-        gid = store.create_game(user, game.id, players, options, seats)
+        gid = store.create_game(user, game.id, players, options, seats,
+                                time_control=form.get("time_control") or None)
     except StoreError as exc:
         return refuse(message_of(exc, user.lang), exc.status)
     return redirect(request, f"/games/{gid}")
@@ -343,7 +345,57 @@ def cancel(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     return redirect(request, "/")
 
 
+@router.post("/games/{game_id}/resign")
+def resign(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.resign(game_id, need_user(request))
+    return redirect(request, f"/games/{game_id}")
+
+
+@router.post("/games/{game_id}/abandon")
+def abandon(request: Request, game_id: GameId, csrf: CsrfField,
+            agree: Annotated[str, Form()] = "yes") -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.vote_abandon(game_id, need_user(request), agree == "yes")
+    return redirect(request, f"/games/{game_id}")
+
+
 # ----------------------------------------------------------------------------- the game page
+def clock_by_seat(view: dict[str, Any] | None, lang: str) -> dict[int, dict[str, str]]:
+    """Each seat's clock line for the board: time left, why it stands still, or who plays on."""
+    out: dict[int, dict[str, str]] = {}
+    for s in (view or {}).get("seats", []):
+        line: dict[str, str] = {}
+        if s["remaining_seconds"] is not None:
+            line["left"] = t("clock_left", lang, time=duration_text(s["remaining_seconds"], lang))
+        if s["away_until"]:
+            line["away"] = t("away_until", lang, when=s["away_until"][:16].replace("T", " ") + " UTC")
+        if s["left"]:
+            line["gone"] = t(f"left_{s['left']}", lang)
+        out[s["seat"]] = line
+    return out
+
+
+def duration_text(seconds: float, lang: str) -> str:
+    """A remaining time as people read it: days and hours, or hours and minutes under a day."""
+    minutes = int(seconds // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return t("clock_days", lang, d=days, h=hours)
+    return t("clock_hours", lang, h=hours, m=mins)
+
+
+def time_control_choices(lang: str) -> list[tuple[str, str]]:
+    """The time controls the new-game form offers (the API accepts any valid bank too)."""
+    from ludothek.storage.timecontrol import MOVE_DAYS
+
+    out = [("none", t("tc_none", lang))]
+    out += [(f"move:{d}", t("tc_move_one" if d == 1 else "tc_move_many", lang, n=d)) for d in MOVE_DAYS]
+    out += [(f"bank:{a}+{b}/{c}", t("tc_bank", lang, start=a, add=b, most=c)) for a, b, c in ((3, 1, 14), (7, 1, 21))]
+    return out
+
+
 def board_helpers(legal: list[str], describe: Any) -> dict[str, Any]:
     legal_set = set(legal)
 
@@ -374,6 +426,9 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "board_template": _board_template(portal.templates, game.id),
             "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
             "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
+            "clock": clock_by_seat(portal.store.clock_view(info), lang),
+            "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
+            "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
         }
         if tracked is not None:
             seat = info.seat_of(user.id) if user else None

@@ -59,6 +59,7 @@ def parse_time_control(spec: Any) -> TimeControl | None:
                + " days; bank:S+A/M (start S, add A, at most M days; 1 <= S <= M <= 60, 0 <= A <= 7)")
     if spec is None or spec == "none" or spec == {"kind": "none"}:
         return None
+    original = spec
     try:
         if isinstance(spec, str):
             kind, _, rest = spec.partition(":")
@@ -87,7 +88,8 @@ def parse_time_control(spec: Any) -> TimeControl | None:
             return TimeControl("bank", start_days=first, add_days=bonus, max_days=most)
     except (ValueError, TypeError, OverflowError):
         pass
-    raise BadRequest(f"unknown time control {spec!r}; choose {allowed}", code_key="bad_time_control")
+    raise BadRequest(f"unknown time control {original!r}; choose {allowed}", code_key="bad_time_control",
+                     spec=str(original))
 
 
 # ----------------------------------------------------------------------------- pure deadline arithmetic

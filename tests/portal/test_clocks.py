@@ -282,3 +282,39 @@ def test_vacations_are_limited_and_checked(client: TestClient) -> None:
     assert r.status_code == 409 and "vacation days in" in r.json()["detail"]
     r = client.post("/api/vacation", json={"days": 2, "starts": (start + timedelta(days=1)).isoformat()}, headers=h)
     assert r.status_code == 409 and "already have a vacation" in r.json()["detail"]
+
+
+# ----------------------------------------------------------------------------- pages
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_pages_offer_time_controls_show_clocks_and_take_resignations(db_url: str, lang: str) -> None:
+    from tests.portal.conftest import page_login
+
+    with TestClient(create_app(make_settings(db_url, jobs_interval=0))) as ann, \
+            TestClient(create_app(make_settings(db_url, jobs_interval=0))) as bob:
+        token = page_login(ann, "ann")
+        ann.post("/lang", data={"csrf": token, "lang": lang, "next": "/"})
+        page_login(bob, "bob")
+        form = ann.get("/new?game=toypig").text
+        assert 'name="time_control"' in form and ("Tage pro Zug" if lang == "de" else "days per move") in form
+        assert ("1 Tag pro Zug" if lang == "de" else "1 day per move") in form  # the singular, not "1 days"
+        token = ann.get("/new?game=toypig").text.split('name="csrf" value="')[1].split('"')[0]
+        r = ann.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "seat1": "invite",
+                                   "seat1_name": "bob", "time_control": "move:2"}, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        gid = int(r.headers["location"].rsplit("/", 1)[1])
+        token_b = bob.get(f"/games/{gid}").text.split('name="csrf" value="')[1].split('"')[0]
+        assert bob.post(f"/games/{gid}/join", data={"csrf": token_b}).status_code == 200
+        page = ann.get(f"/games/{gid}").text
+        assert 'class="clock"' in page and ("noch 1 T." if lang == "de" else "1 d 23 h left") in page
+        assert 'id="resign"' in page and 'id="abandon"' in page
+        token = page.split('name="csrf" value="')[1].split('"')[0]
+        assert ann.post(f"/games/{gid}/resign", data={"csrf": token}).status_code == 200
+        seen = bob.get(f"/games/{gid}").text
+        assert "ann (Bot)" in seen and ("resigned – a bot plays on" in seen or "Game over" in seen)  # bob reads English
+        bad = ann.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "time_control": "move:4"})
+        assert bad.status_code == 400 and "move:4" in bad.text
+        acc = bob.get("/account").text
+        assert 'id="vacation-form"' in acc
+        token_b = acc.split('name="csrf" value="')[1].split('"')[0]
+        assert bob.post("/account/vacation", data={"csrf": token_b, "days": "3"}).status_code == 200
+        assert bob.post("/account/vacation", data={"csrf": token_b, "days": "40"}).status_code == 400
