@@ -137,16 +137,7 @@ class PlayStore(LobbyStore):
                     seat = info.seat_of(user_id)
                     if seat is None:
                         raise Forbidden("you do not play in this game", code_key="not_seated")
-                if info.status == "finished":
-                    raise Conflict("the game is over", code_key="game_over")
-                if info.status != "running":
-                    raise Conflict("the game has not started", code_key="not_started")
-                if seq != info.seq:
-                    raise StaleMove(
-                        f"stale move: it was made against move {seq}, but the game is at move {info.seq}; "
-                        "reload to see what happened",
-                        sent=seq, current=info.seq,
-                    )
+                self._check_current(info, seq, "move")
                 if seat is None or info.to_move != seat:
                     raise NotYourTurn("it is not your turn", code_key="not_your_turn")
                 tracked = self._load_state(info)
@@ -176,6 +167,20 @@ class PlayStore(LobbyStore):
         event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
         self._notify(event)
         return event
+
+    @staticmethod
+    def _check_current(info: GameInfo, seq: int, what: str) -> None:
+        """Refuse a ``what`` ("move", "undo") unless the game runs and is at move ``seq``."""
+        if info.status == "finished":
+            raise Conflict("the game is over", code_key="game_over")
+        if info.status != "running":
+            raise Conflict("the game has not started", code_key="not_started")
+        if seq != info.seq:
+            raise StaleMove(
+                f"stale {what}: it was made against move {seq}, but the game is at move {info.seq}; "
+                "reload to see what happened",
+                sent=seq, current=info.seq,
+            )
 
     def _fast_move(
         self, game_id: int, seat: int | None, action: str, seq: int, user_id: int | None

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ludothek.engine import UNDO, IllegalAction
 
-from .errors import BadRequest, Conflict, Forbidden, StaleMove
+from .errors import BadRequest, Conflict, Forbidden
 from .info import GameEvent, GameInfo
 from .models import utcnow
 from .play import PlayStore
@@ -53,16 +53,7 @@ class UndoStore(PlayStore):
             raise BadRequest("seq must be a whole number: the sequence number you saw")
         with self._lock(game_id):
             info = self.game(game_id)
-            if info.status == "finished":
-                raise Conflict("the game is over", code_key="game_over")
-            if info.status != "running":
-                raise Conflict("the game has not started", code_key="not_started")
-            if seq != info.seq:
-                raise StaleMove(
-                    f"stale undo: it was asked against move {seq}, but the game is at move {info.seq}; "
-                    "reload to see what happened",
-                    sent=seq, current=info.seq,
-                )
+            self._check_current(info, seq, "undo")
             tracked = self._load_state(info)
             try:
                 tracked.undo(seat)

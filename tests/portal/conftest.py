@@ -11,7 +11,9 @@ from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
 from ludothek import engine
+from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal import Settings, create_app
+from tests.conftest import needs
 from tests.engine.toygame import GAME as TOY
 
 engine.register(TOY)
@@ -61,3 +63,18 @@ def page_login(client: TestClient, name: str, register: bool = True) -> str:
                     data={"csrf": token, "name": name, "password": "password-" + name}, follow_redirects=False)
     assert r.status_code == 303, r.text
     return csrf_of(client)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
+    """The URL of an empty database of each kind: SQLite in the test's folder, and this process's
+    own PostgreSQL database, emptied before and after (skipped, or failed in CI, without PostgreSQL)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
+        return
+    url = postgres_url()
+    needs(None if url else UNREACHABLE)
+    assert url is not None
+    reset_database(url)
+    yield url
+    reset_database(url)

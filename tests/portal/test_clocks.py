@@ -17,27 +17,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal import create_app
 from ludothek.storage import Store, make_engine
 from ludothek.storage.timecontrol import DAY, TimeControl, paused_deadline, placed_last
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.runner import Runner
-from tests.conftest import needs
 from tests.portal.conftest import api_user, make_settings
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'clocks.sqlite3'}"
-        return
-    url = postgres_url()
-    needs(None if url else UNREACHABLE)
-    assert url is not None
-    reset_database(url)
-    yield url
-    reset_database(url)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.portal.server import free_port
+from tests.portal.server import free_port, wait_until_serving
 
 DEADLINE = 1.0
 
@@ -34,15 +34,7 @@ def server(tmp_path: object) -> Iterator[tuple[str, int]]:
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/api/catalog", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline and proc.poll() is None, "the server did not start"
-            time.sleep(0.2)
+        wait_until_serving(proc, base)
         yield base, port
     finally:
         proc.terminate()

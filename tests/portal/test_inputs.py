@@ -13,14 +13,13 @@ from starlette.websockets import WebSocketDisconnect
 from ludothek.portal import create_app
 from tests.portal.conftest import api_user, page_login
 from tests.portal.test_api import db_snapshot, mover, start_game
-from tests.portal.test_sessions import any_db  # noqa: F401  (the fixture)
 
 #: Beyond int4 (PostgreSQL's Integer), beyond int8 (SQLite's), beyond both.
 HUGE_IDS = (2**31, 2**63, 2**64, 0, -1)
 
 
 @pytest.fixture
-def raw_client(any_db: str) -> Iterator[TestClient]:  # noqa: F811
+def raw_client(any_db: str) -> Iterator[TestClient]:
     """A client that reports a server error as the 500 a browser would get."""
     from tests.portal.conftest import make_settings
 

@@ -30,7 +30,7 @@ from ludothek.portal import create_app
 from ludothek.portal.limits import GatedHasher, HashGate, LoginBrake, RateLimits, SocketCounter
 from ludothek.storage import NotFound, TooManyAttempts
 from tests.portal.conftest import api_user, make_settings
-from tests.portal.server import free_port
+from tests.portal.server import free_port, wait_until_serving
 
 
 def client_from(app: Any, address: str) -> TestClient:
@@ -340,15 +340,7 @@ def test_a_thousand_idle_sockets_leave_room_for_other_players(db_url: str) -> No
     base = f"http://127.0.0.1:{port}"
     idle: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/api/catalog", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline and proc.poll() is None, "the server did not start"
-            time.sleep(0.2)
+        wait_until_serving(proc, base)
         for _ in range(1000):
             idle.append(socket.create_connection(("127.0.0.1", port)))
         time.sleep(0.5)

@@ -16,73 +16,42 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import insert, select, update
 
 from ludothek.cli import main as cli_main
-from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.storage import make_engine, migrate
 from ludothek.storage.lobby_check import lobby_problems
 from ludothek.storage.models import ActionRow, GameRow, SeatRow, utcnow
-from tests.conftest import needs
-from tests.portal.server import free_port
+from tests.portal.server import free_port, wait_until_serving
 
 ROUNDS = 40
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'lobby.sqlite3'}"
-        return
-    url = postgres_url()
-    needs(None if url else UNREACHABLE)
-    assert url is not None
-    reset_database(url)
-    yield url
-    reset_database(url)
-
-
-def _server(db_url: str) -> tuple[subprocess.Popen[bytes], str]:
+def _server(any_db: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = dict(os.environ, LUDOTHEK_BOT_DELAY="0", LUDOTHEK_RATE_LIMITS="off")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ludothek.cli", "serve", "--db", db_url, "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "ludothek.cli", "serve", "--db", any_db, "--host", "127.0.0.1", "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     return proc, f"http://127.0.0.1:{port}"
 
 
-def _wait_up(proc: subprocess.Popen[bytes], base: str) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the server died: " + (proc.stderr.read().decode() if proc.stderr else ""))
-        try:
-            if httpx.get(base + "/api/catalog", timeout=2).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("the server did not start")
-
-
 @pytest.fixture
-def two_servers(db_url: str) -> Iterator[tuple[str, str, str]]:
+def two_servers(any_db: str) -> Iterator[tuple[str, str, str]]:
     # Migrate first, so the two processes do not both create the schema.
-    engine = make_engine(db_url)
+    engine = make_engine(any_db)
     migrate(engine)
     engine.dispose()
-    procs = [_server(db_url) for _ in range(2)]
+    procs = [_server(any_db) for _ in range(2)]
     try:
         for proc, base in procs:
-            _wait_up(proc, base)
-        yield procs[0][1], procs[1][1], db_url
+            wait_until_serving(proc, base)
+        yield procs[0][1], procs[1][1], any_db
     finally:
         for proc, _ in procs:
             proc.terminate()
@@ -117,8 +86,8 @@ def _at_once(*calls: Callable[[], httpx.Response]) -> list[httpx.Response]:
     return [r for r in out if r is not None]
 
 
-def _game(db_url: str, gid: int) -> tuple[str, list[str]]:
-    engine = make_engine(db_url)
+def _game(any_db: str, gid: int) -> tuple[str, list[str]]:
+    engine = make_engine(any_db)
     try:
         with engine.begin() as conn:
             status = conn.execute(select(GameRow.status).where(GameRow.id == gid)).scalar_one()
@@ -129,7 +98,7 @@ def _game(db_url: str, gid: int) -> tuple[str, list[str]]:
 
 
 def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_servers: tuple[str, str, str]) -> None:
-    one, two, db_url = two_servers
+    one, two, any_db = two_servers
     ann, bob, cid, dan = (_user(one, n) for n in ("ann", "bob", "cid", "dan"))
     client = httpx.Client(timeout=30)
     outcomes: dict[str, set[str]] = {"leave/join": set(), "cancel/join": set(), "decline/accept": set()}
@@ -142,7 +111,7 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
             lambda gid=gid: client.post(f"{two}/api/games/{gid}/join", headers=cid),
         )
         assert leave.status_code in (200, 409) and join.status_code in (200, 409), (leave.text, join.text)
-        status, kinds = _game(db_url, gid)
+        status, kinds = _game(any_db, gid)
         if status == "running":
             assert kinds.count("player") == 3 and leave.status_code == 409
         else:
@@ -156,7 +125,7 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
             lambda gid=gid: client.post(f"{one}/api/games/{gid}/cancel", headers=ann),
             lambda gid=gid: client.post(f"{two}/api/games/{gid}/join", headers=bob),
         )
-        status, kinds = _game(db_url, gid)
+        status, kinds = _game(any_db, gid)
         assert (status, cancel.status_code, join.status_code) in (("cancelled", 200, 409), ("running", 409, 200))
         outcomes["cancel/join"].add(status)
 
@@ -169,14 +138,14 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
             lambda gid=gid: client.post(f"{one}/api/games/{gid}/leave", headers=cid),
             lambda gid=gid: client.post(f"{two}/api/games/{gid}/join", headers=dan),
         )
-        status, kinds = _game(db_url, gid)
+        status, kinds = _game(any_db, gid)
         if status == "running":
             assert kinds.count("player") == 3 and decline.status_code == 409
         else:
             assert status == "open" and "open" in kinds and accept.status_code == 200
             assert client.post(f"{one}/api/games/{gid}/cancel", headers=ann).status_code == 200
         outcomes["decline/accept"].add(status)
-    engine = make_engine(db_url)
+    engine = make_engine(any_db)
     try:
         assert lobby_problems(engine) == []
     finally:
@@ -184,9 +153,9 @@ def test_conflicting_lobby_requests_on_two_processes_never_corrupt_a_game(two_se
     client.close()
 
 
-def test_check_lobby_finds_and_repairs_old_damage(db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_lobby_finds_and_repairs_old_damage(any_db: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A database damaged the way the old code could: ``check-lobby`` reports it, ``--repair`` mends it."""
-    engine = make_engine(db_url)
+    engine = make_engine(any_db)
     migrate(engine)
     now = utcnow()
     with engine.begin() as conn:
@@ -208,16 +177,16 @@ def test_check_lobby_finds_and_repairs_old_damage(db_url: str, capsys: pytest.Ca
     engine.dispose()
     running, cancelled, waiting = ids
 
-    assert cli_main(["admin", "check-lobby", "--db", db_url]) == 1
+    assert cli_main(["admin", "check-lobby", "--db", any_db]) == 1
     report = capsys.readouterr().out
     assert f"game {running} has started, but seat 1 is still open" in report
     assert f"game {cancelled} is cancelled, but it had started" in report
     assert f"game {waiting}" not in report
 
-    assert cli_main(["admin", "check-lobby", "--db", db_url, "--repair"]) == 0
-    assert cli_main(["admin", "check-lobby", "--db", db_url]) == 0
+    assert cli_main(["admin", "check-lobby", "--db", any_db, "--repair"]) == 0
+    assert cli_main(["admin", "check-lobby", "--db", any_db]) == 0
     assert "the lobby is sound" in capsys.readouterr().out
-    engine = make_engine(db_url)
+    engine = make_engine(any_db)
     try:
         with engine.begin() as conn:
             assert conn.execute(select(GameRow.status).where(GameRow.id == cancelled)).scalar_one() == "running"

@@ -7,37 +7,19 @@ and caches: what one ends, the other must refuse at once.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from alembic import command
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select, text, update
 
-from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal import create_app
 from ludothek.portal.sessions import COOKIE
 from ludothek.storage import make_engine, migrate
 from ludothek.storage.db import _alembic_config
 from ludothek.storage.models import ApiToken, SessionRow, User, utcnow
-from tests.conftest import needs
 from tests.portal.conftest import api_user, csrf_of, make_settings, page_login
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    """An empty database of each kind."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'sessions.sqlite3'}"
-        return
-    url = postgres_url()
-    needs(None if url else UNREACHABLE)
-    assert url is not None
-    reset_database(url)
-    yield url
-    reset_database(url)
 
 
 def bearer(token: str) -> dict[str, str]:

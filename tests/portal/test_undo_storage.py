@@ -10,7 +10,7 @@ from ludothek import engine as eng
 from ludothek.portal.gameview import engine_log_equivalent
 from ludothek.storage import Store
 from ludothek.storage.undo import UndoRefused
-from tests.portal.test_storage import empty_db, new_store  # noqa: F401  (the fixture, on SQLite and PostgreSQL)
+from tests.portal.test_storage import new_store
 
 
 def _rtta_game(store: Store) -> int:
@@ -21,8 +21,8 @@ def _rtta_game(store: Store) -> int:
     return gid
 
 
-def test_undo_rows_replay_after_a_restart(empty_db: str) -> None:  # noqa: F811
-    store = new_store(empty_db)
+def test_undo_rows_replay_after_a_restart(any_db: str) -> None:
+    store = new_store(any_db)
     gid = _rtta_game(store)
     rng = random.Random(2)
     undos = 0
@@ -50,7 +50,7 @@ def test_undo_rows_replay_after_a_restart(empty_db: str) -> None:  # noqa: F811
     assert eng.replay(rec).snapshot() == before
     store.engine.dispose()
 
-    again = new_store(empty_db)  # a new process: the state and the log are rebuilt from the rows
+    again = new_store(any_db)  # a new process: the state and the log are rebuilt from the rows
     with again.state(gid) as (info, tracked):
         assert tracked is not None and info.seq == seq
         assert tracked.state.snapshot() == before
@@ -60,8 +60,8 @@ def test_undo_rows_replay_after_a_restart(empty_db: str) -> None:  # noqa: F811
     again.engine.dispose()
 
 
-def test_refused_undo_writes_nothing(empty_db: str) -> None:  # noqa: F811
-    store = new_store(empty_db)
+def test_refused_undo_writes_nothing(any_db: str) -> None:
+    store = new_store(any_db)
     gid = _rtta_game(store)
     info = store.game(gid)
     other = 1 - info.to_move
