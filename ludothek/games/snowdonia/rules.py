@@ -589,12 +589,7 @@ class SnowdoniaState(EffectsMixin):
 
     def _markers_exhausted(self) -> bool:
         """Solo and 2 players: the game also ends when no player has an ownership marker left."""
-        if self.num_players > 2 or self.round < 1:
-            return False
-        for pl in self.players:
-            if pl["markers"]:
-                return False
-        return True
+        return self.num_players <= 2 and self.round >= 1 and all(pl["markers"] == 0 for pl in self.players)
 
     def _task_refill(self) -> None:
         if self.solo:
