@@ -33,7 +33,7 @@ class Feature:
 class District:
     """The tiles built by one player, with what is complete and which frame goals are met."""
 
-    __slots__ = ("board", "cells", "comp", "counts", "features", "frame", "goals_done", "orient", "placed")
+    __slots__ = ("_open", "board", "cells", "comp", "counts", "features", "frame", "goals_done", "orient", "placed")
 
     def __init__(self, comp: ComponentSet, board: str, frame: list[str]):
         self.comp = comp
@@ -45,6 +45,8 @@ class District:
         self.goals_done: list[tuple[int, int]] = []  # (side, goal index)
         self.counts: dict[str, int] = {}
         self.placed = 0
+        #: The frontier with each cell's needed labels (see `_needs`), until the next build.
+        self._open: list[tuple[int, list[tuple[int, str]]]] | None = None
 
     def copy(self) -> District:
         other = District.__new__(District)
@@ -57,6 +59,7 @@ class District:
         other.goals_done = list(self.goals_done)
         other.counts = dict(self.counts)
         other.placed = self.placed
+        other._open = self._open  # never changed in place: a build replaces it
         return other
 
     # ----- queries ---------------------------------------------------------------
@@ -136,8 +139,10 @@ class District:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
         out = []
         orients = tile.orientations
-        for cell in self.frontier():
-            needs = self._needs(cell)
+        open_cells = self._open
+        if open_cells is None:
+            open_cells = self._open = [(cell, self._needs(cell)) for cell in self.frontier()]
+        for cell, needs in open_cells:
             for orient in orients:
                 labels = orient.labels
                 for half, label in needs:
@@ -157,6 +162,7 @@ class District:
         assert orient is not None
         self.cells[cell] = (tile.id, rotation)
         self.orient[cell] = orient
+        self._open = None
         self.placed += 1
         done: list[Feature] = []
         seen: set[tuple[int, int]] = set()
