@@ -370,16 +370,17 @@ def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, opti
           as_json: bool, progress: bool, seconds: float | None = None, iterations: int | None = None,
           out: TextIO | None = None) -> int:
     """Bots play each other with rotating seats; print each bot's win rate (Wilson 95 %), score, placing, speed."""
-    from ludothek.bots.arena import format_table, run_arena
+    from ludothek.bots.arena import arena_bot, format_table, known_bots, run_arena
 
     out = out or sys.stdout
     names = [n.strip() for n in bot_list.split(",") if n.strip()]
-    unknown = [n for n in names if n not in BOTS]
-    if not names or unknown:
-        raise SystemExit(f"ludothek: --bots names bots from {', '.join(sorted(BOTS))}, not {bot_list!r}")
     if games < 1:
         raise SystemExit("ludothek: --games must be at least 1")
     template = _new_state(game_id, players, option_items)
+    known = known_bots(game_id)
+    unknown = [n for n in names if n not in known]
+    if not names or unknown:
+        raise SystemExit(f"ludothek: --bots names bots from {', '.join(known)}, not {bot_list!r}")
 
     def factory(name: str) -> Bot:
         if name == "hard" and (seconds is not None or iterations is not None):
@@ -387,7 +388,7 @@ def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, opti
 
             return IsmctsBot(seconds=seconds if seconds is not None else 2.0,
                              iterations=iterations if iterations is not None else 2000)
-        return make_bot(name)
+        return arena_bot(game_id, name)
 
     report = run_arena(game_id, names, players, games, seed, template.options, factory=factory, progress=progress)
     print(json.dumps(report) if as_json else format_table(report), file=out)

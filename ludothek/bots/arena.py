@@ -22,7 +22,22 @@ from typing import Any
 
 from ludothek.engine import CHANCE, load, sample_chance
 
-from . import Bot, make_bot
+from . import BOTS, Bot, make_bot
+from .strategy import strategy_for
+
+
+def known_bots(game_id: str) -> list[str]:
+    """The names the arena accepts for ``game_id``: every bot, plus the game's scripted opponents."""
+    return sorted(BOTS) + sorted(strategy_for(game_id).scripted)
+
+
+def arena_bot(game_id: str, name: str) -> Bot:
+    """A bot by name, or one of the game's scripted opponents (see `strategy.Strategy.scripted`)."""
+    scripted = strategy_for(game_id).scripted
+    if name not in BOTS and name in scripted:
+        bot: Bot = scripted[name]()
+        return bot
+    return make_bot(name)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -69,7 +84,7 @@ class BotFigures:
 
 
 def run_arena(game_id: str, bot_names: Sequence[str], players: int, games: int, seed: int = 0,
-              options: Mapping[str, Any] | None = None, factory: Callable[[str], Bot] = make_bot,
+              options: Mapping[str, Any] | None = None, factory: Callable[[str], Bot] | None = None,
               progress: bool = False) -> dict[str, Any]:
     """Play ``games`` games and return the figures per bot name (see the module docstring)."""
     if not bot_names:
@@ -78,7 +93,7 @@ def run_arena(game_id: str, bot_names: Sequence[str], players: int, games: int, 
     game.validate_options(players, options)
     names = list(dict.fromkeys(bot_names))
     figures = {name: BotFigures(name) for name in names}
-    bots = {name: factory(name) for name in names}
+    bots = {name: factory(name) if factory is not None else arena_bot(game_id, name) for name in names}
     lengths: list[int] = []
     iterator: Any = range(games)
     if progress:

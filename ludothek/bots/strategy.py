@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from ludothek.engine import State
 from ludothek.engine.registry import GAME_MODULES, load
@@ -28,6 +29,8 @@ class Strategy:
 
     evaluate: Evaluate
     policy: Policy | None = None
+    #: Scripted opponents the arena can name (e.g. Machi Koro's ``expert``); not offered in the lobby.
+    scripted: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
 
 
 def _terminal_only(state: State, seat: int) -> float:
@@ -50,7 +53,7 @@ def strategy_for(game_id: str) -> Strategy:
         if exc.name is not None and exc.name.endswith(".strategy"):
             return GENERIC
         raise
-    return Strategy(module.evaluate, getattr(module, "policy", None))
+    return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:

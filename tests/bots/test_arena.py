@@ -56,3 +56,15 @@ def test_play_and_simulate_accept_the_new_bots(capsys: pytest.CaptureFixture[str
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["games"] == 3
     parser = cli.build_parser()
     assert parser.parse_args(["play", "toypig", "--bot", "hard"]).bot == "hard"
+
+
+def test_scripted_opponents_come_from_the_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """Machi Koro's Cheese Factory / Ranch expert plays in the arena, but is no lobby bot."""
+    from ludothek.bots import BOTS
+    from ludothek.bots.arena import known_bots
+
+    assert "expert" in known_bots("machikoro") and "expert" not in BOTS
+    assert "expert" not in known_bots("toypig")
+    assert cli.main(["arena", "machikoro", "--bots", "expert,random", "--games", "4", "--json", "--no-progress"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["bots"][0]["win_rate"] >= 0.5

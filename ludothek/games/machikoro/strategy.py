@@ -8,9 +8,11 @@ towers are valued by what they take from others.
 
 from __future__ import annotations
 
+import random
+
 from ludothek.engine import State
 
-from .cards import ESTABLISHMENTS, LANDMARKS
+from .cards import ESTABLISHMENTS, KIND_INDEX, LANDMARKS
 from .rules import MachiKoroState
 
 #: Turns of income an establishment is still expected to pay for.
@@ -59,3 +61,49 @@ def evaluate(state: State, seat: int) -> float:
     built = state._built[seat]
     landmarks = sum(m.cost * 1.3 + 4 for m in LANDMARKS if built & m.bit)
     return landmarks + state._coins[seat] + HORIZON * income(state, seat)
+
+
+class CheeseRanchExpert:
+    """A scripted version of the published Cheese Factory / Ranch plan, as a yardstick for `hard`.
+
+    Buy Ranches, then Cheese Factories (3 coins per cow on a 7), the Train
+    Station to roll two dice once a Cheese Factory stands, then the other
+    landmarks as soon as they are affordable; otherwise save.  It is not
+    offered in the lobby; the arena knows it as ``expert``.
+    """
+
+    name = "expert"
+
+    def choose(self, state: State, rng: random.Random) -> str:
+        assert isinstance(state, MachiKoroState)
+        legal = state.legal_actions()
+        seat = state.current_player()
+        if "roll:2" in legal:
+            return "roll:2" if state._cards[seat][KIND_INDEX["cheese_factory"]] else "roll:1"
+        if "keep" in legal:
+            return "keep"
+        if any(a.startswith("trade:") for a in legal):
+            return "notrade" if "notrade" in legal else legal[0]
+        if not any(a.startswith("build:") for a in legal):
+            return legal[0]
+        cards = state._cards[seat]
+        ranches = cards[KIND_INDEX["ranch"]]
+        cheese = cards[KIND_INDEX["cheese_factory"]]
+        wishes = []
+        if ranches < 2:
+            wishes.append("build:ranch")
+        if cheese < 1:
+            wishes.append("build:cheese_factory")
+        wishes += ["build:train_station", "build:radio_tower", "build:amusement_park", "build:shopping_mall"]
+        if cheese < 3:
+            wishes.append("build:cheese_factory")
+        if ranches < 6:
+            wishes.append("build:ranch")
+        for wish in wishes:
+            if wish in legal:
+                return wish
+        return "pass" if "pass" in legal else legal[0]
+
+
+#: Scripted opponents for the arena (not offered in the lobby).
+SCRIPTED = {"expert": CheeseRanchExpert}
