@@ -56,16 +56,19 @@ class MediumBot:
 
     Chance right after the action is averaged (exactly for dice, by ``samples``
     draws otherwise).  With more than ``max_actions`` choices it judges a random
-    sample of them, plus the fast policy's choice.
+    sample of them, plus the fast policy's choice.  Where the game has a fast
+    policy, its choice gets ``trust`` points on top: a one-ply evaluation
+    cannot see what a placement prepares, the policy's own judgement can.
     """
 
     name = "medium"
     #: Seconds a decision should take at most (the fallback allows five times this).
     budget = 0.2
 
-    def __init__(self, max_actions: int = 80, samples: int = 4):
+    def __init__(self, max_actions: int = 80, samples: int = 4, trust: float = 3.0):
         self.max_actions = max_actions
         self.samples = samples
+        self.trust = trust
 
     def choose(self, state: State, rng: random.Random) -> str:
         legal = state.legal_actions()
@@ -74,16 +77,18 @@ class MediumBot:
         seat = state.current_player()
         strategy = strategy_for(state.game.id)
         det = determinize(state, seat, rng)
+        hint = strategy.policy(det.clone(), rng) if strategy.policy is not None else None
         candidates = list(legal)
         if len(candidates) > self.max_actions:
             candidates = rng.sample(candidates, self.max_actions)
-            if strategy.policy is not None:
-                hint = strategy.policy(det, rng)
-                if hint not in candidates:
-                    candidates.append(hint)
+            if hint is not None and hint not in candidates:
+                candidates.append(hint)
         best: tuple[float, float, str] | None = None
         for action in candidates:
-            key = (after(det, action, seat, strategy, rng, self.samples), rng.random(), action)
+            value = after(det, action, seat, strategy, rng, self.samples)
+            if action == hint:
+                value += self.trust
+            key = (value, rng.random(), action)
             if best is None or key > best:
                 best = key
         assert best is not None
