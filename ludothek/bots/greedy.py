@@ -34,6 +34,8 @@ def after(state: State, action: str, seat: int, strategy: Strategy, rng: random.
     """The value for ``seat`` of taking ``action`` in ``state``: chance averaged, exactly when it is small."""
     child = state.clone()
     child.apply_action(action)
+    if strategy.lookahead:
+        return sum(_played_on(child, seat, strategy, rng) for _ in range(samples)) / samples
     if child.current_player() != CHANCE:
         return relative_value(child, seat, strategy)
     outcomes = child.chance_outcomes()
@@ -49,6 +51,17 @@ def after(state: State, action: str, seat: int, strategy: Strategy, rng: random.
         grand = settle(child.clone(), rng)
         values.append(relative_value(grand, seat, strategy))
     return sum(values) / len(values)
+
+
+def _played_on(state: State, seat: int, strategy: Strategy, rng: random.Random) -> float:
+    """``seat``'s value after ``strategy.lookahead`` random decisions on a copy of ``state``."""
+    state = state.clone()
+    for _ in range(strategy.lookahead):
+        settle(state, rng)
+        if state.current_player() < 0:
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return relative_value(settle(state, rng), seat, strategy)
 
 
 class MediumBot:

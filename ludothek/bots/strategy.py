@@ -31,6 +31,9 @@ class Strategy:
     policy: Policy | None = None
     #: Scripted opponents the arena can name (e.g. Machi Koro's ``expert``); not offered in the lobby.
     scripted: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    #: Random decisions `medium` plays on before it evaluates: for games whose moves pay off only later
+    #: (Snowdonia's workers act after everyone has placed).  0 evaluates right after the move.
+    lookahead: int = 0
 
 
 def _terminal_only(state: State, seat: int) -> float:
@@ -53,7 +56,8 @@ def strategy_for(game_id: str) -> Strategy:
         if exc.name is not None and exc.name.endswith(".strategy"):
             return GENERIC
         raise
-    return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})))
+    return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})),
+                    int(getattr(module, "LOOKAHEAD", 0)))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:

@@ -12,6 +12,10 @@ from ludothek.engine import State
 from .rules import SnowdoniaState
 
 
+#: Workers act only after everyone has placed: `medium` plays this many random decisions on before judging.
+LOOKAHEAD = 10
+
+
 def evaluate(state: State, seat: int) -> float:
     """How good ``state`` is for ``seat``, in points."""
     assert isinstance(state, SnowdoniaState)
