@@ -11,7 +11,6 @@ from ludothek.engine import State
 
 from .rules import SnowdoniaState
 
-
 #: Workers act only after everyone has placed: `medium` plays this many random decisions on before judging.
 LOOKAHEAD = 10
 
