@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import random
+import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -334,13 +335,20 @@ def worker(db: str | None, interval: float) -> int:
     bots = BotRunner(store, delay=settings.bot_delay)
     store.listeners.append(bots.on_event)
     bots.start()
-    runner = Runner([ClockJob(store)], interval=interval)
-    print(f"Ludothek worker on {settings.db_url}: clocks every {interval:g} s", flush=True)
+    from ludothek.portal.app import make_mail_job
+    from ludothek.workers.mail_links import MailLinks
+
+    # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
+    secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    mail = make_mail_job(settings, store, MailLinks(secret, settings.base_url))
+    runner = Runner([ClockJob(store), mail], interval=interval)
+    print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
     try:
         runner.run_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        mail.stop()
         bots.stop()
         engine.dispose()
     return 0

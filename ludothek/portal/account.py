@@ -41,7 +41,7 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
     vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in store.vacations(user.id)]
     return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
                   sessions=store.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
-                  vacations=vacations, **ctx)
+                  vacations=vacations, email=store.email_of(user.id), prefs=store.prefs(user.id), **ctx)
 
 
 @router.get("/account", response_class=HTMLResponse)

@@ -6,11 +6,12 @@ import asyncio
 import contextlib
 import gc
 import hashlib
+import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -23,9 +24,10 @@ from starlette.responses import Response
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.storage.store import UserInfo
 from ludothek.workers.clocks import ClockJob
+from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
 
-from . import account, api, pages
+from . import account, api, notify, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .connections import with_request_deadline
@@ -43,6 +45,9 @@ from .limits import (
 from .live import Hub, RedisHub
 from .sessions import COOKIE, SessionCodec
 from .settings import Settings
+
+if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
+    from ludothek.workers.mail import MailJob
 
 PACKAGE = resources.files("ludothek.portal")
 
@@ -74,6 +79,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         enabled=settings.rate_limits, namespace=namespace)
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
+    store.listeners.append(notify.turn_listener(store, hub))
+    portal.links = MailLinks(secret, settings.base_url)
+    mail_job = make_mail_job(settings, store, portal.links)
+    if settings.mail_interval > 0:
+        # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
+        portal.mail = Runner([mail_job], interval=settings.mail_interval)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(store)], interval=settings.jobs_interval)
@@ -86,9 +97,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.jobs_interval > 0:
             app_jobs.start()
         bots.start()
+        if portal.mail is not None:
+            portal.mail.start()
         try:
             yield
         finally:
+            if portal.mail is not None:
+                await asyncio.to_thread(portal.mail.stop)
             app_jobs.stop()
             bots.stop()
             await hub.stop()
@@ -102,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.portal = portal
+    app.state.mail_job = mail_job
     app.state.jobs = app_jobs
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     # Outermost: an oversized body is refused before anything reads it.
@@ -111,6 +127,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(account.router)
+    app.include_router(notify.pages)
+    app.include_router(notify.api)
     # Routes are matched in order: the two requests every move makes are tried first.
     hot = {"/api/games/{game_id}/actions", "/api/games/{game_id}"}
     app.router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
@@ -141,6 +159,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if _wants_json(request):
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code)
         return pages.error_page(request, StoreError(str(exc.detail)), None, status=exc.status_code)
+
+    @app.websocket("/live/me")
+    async def live_me(websocket: WebSocket) -> None:
+        await notify.user_socket(websocket)
 
     @app.websocket("/games/{game_id}/live")
     @app.websocket("/api/games/{game_id}/live")
@@ -232,6 +254,14 @@ async def _drain(websocket: WebSocket) -> None:
                 return
 
 
+def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob:
+    """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
+    from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
+
+    transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
+    return MailJob(store, links, transport, sender=settings.mail_from)
+
+
 def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: Any) -> None:
     """Start the portal with uvicorn (``ludothek serve`` calls this)."""
     import uvicorn
@@ -239,6 +269,8 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     settings = Settings.from_env(db_url)
     for key, value in overrides.items():
         setattr(settings, key, value)
+    if not os.environ.get("LUDOTHEK_BASE_URL"):
+        settings.base_url = f"http://{host}:{port}"
     app = create_app(settings)
     # Everything built so far (modules, routes, the ORM, templates) lives as long as the process:
     # moved out of the collector's sight, a full garbage collection no longer walks it on every move's thread.
@@ -247,6 +279,11 @@ def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: A
     files = raise_open_file_limit()
     print(f"Ludothek on http://{host}:{port} (database {settings.db_url}); "
           f"open-file limit {files}: about {max(0, files - 64)} connections at once", flush=True)
+    from ludothek.workers.mail import SmtpTransport
+
+    mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
+    print(f"Mail goes to {mail_to}" + ("" if settings.mail_interval > 0 else " (sent by another process)"),
+          flush=True)
     # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
     # Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
     # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s, and a connection

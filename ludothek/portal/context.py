@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Path, Request
 from fastapi.templating import Jinja2Templates
@@ -19,6 +19,10 @@ from .limits import LoginBrake, RateLimits, SocketCounter
 from .live import Hub
 from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
+
+if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
+    from ludothek.workers.mail_links import MailLinks
+    from ludothek.workers.runner import Runner
 
 #: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
 #: "no such game" (404) on every route instead of a driver's overflow error.
@@ -37,6 +41,10 @@ class Portal:
     limits: RateLimits
     sockets: SocketCounter
 
+    #: Signed links in mails (verification, reset, unsubscribe).
+    links: MailLinks | None = None
+    #: The in-process mail sender (``None``: another process sends).
+    mail: Runner | None = None
 
 def client_address(request: Any) -> str:
     """The client's address, as the key of per-address limits."""

@@ -309,3 +309,131 @@ TEXTS.update({
     "vacation_declare": {"de": "Urlaub eintragen", "en": "Declare vacation"},
     "vacation_current": {"de": "Urlaub vom {starts} bis {ends}", "en": "Vacation from {starts} to {ends}"},
 })
+
+
+#: E-mail, notification settings, mail links, password reset and the mails themselves (issue 9).
+TEXTS.update({
+    "mail_title": {"de": "Benachrichtigungen per E-Mail", "en": "E-mail notifications"},
+    "mail_address": {"de": "E-Mail-Adresse", "en": "E-mail address"},
+    "mail_address_note": {
+        "de": "Nur du siehst sie. Sie zählt erst, wenn du den Link in der Bestätigungsmail öffnest (48 Stunden gültig).",
+        "en": "Only you see it. It counts only once you open the link in the confirmation mail (valid for 48 hours).",
+    },
+    "mail_verified": {"de": "bestätigt", "en": "confirmed"},
+    "mail_pending": {"de": "wartet auf Bestätigung: {address}", "en": "waiting for confirmation: {address}"},
+    "mail_none": {"de": "Noch keine Adresse.", "en": "No address yet."},
+    "mail_save_address": {"de": "Bestätigungsmail senden", "en": "Send confirmation mail"},
+    "mail_remove": {"de": "Adresse entfernen", "en": "Remove address"},
+    "mail_verify_sent": {
+        "de": "Wir haben eine Bestätigungsmail an {address} geschickt.",
+        "en": "We have sent a confirmation mail to {address}.",
+    },
+    "mail_turns": {"de": "Wenn ich am Zug bin", "en": "When it is my turn"},
+    "mail_turns_each": {"de": "eine Mail pro Spiel, sobald ich dran bin", "en": "one mail per game as soon as it is my turn"},
+    "mail_turns_digest": {"de": "eine Zusammenfassung am Tag", "en": "one summary a day"},
+    "mail_turns_off": {"de": "keine Mail", "en": "no mail"},
+    "mail_digest_hour": {"de": "Uhrzeit der Zusammenfassung", "en": "Hour of the summary"},
+    "mail_timezone": {"de": "Zeitzone", "en": "Time zone"},
+    "mail_invites": {"de": "Einladungen zu Spielen", "en": "Invitations to games"},
+    "mail_ended": {"de": "Ende meiner Spiele, mit Ergebnis", "en": "The end of my games, with the result"},
+    "mail_save_prefs": {"de": "Einstellungen speichern", "en": "Save settings"},
+    "mail_prefs_saved": {"de": "Einstellungen gespeichert.", "en": "Settings saved."},
+    "browser_notify": {"de": "Browser-Benachrichtigungen einschalten", "en": "Turn on browser notifications"},
+    "browser_notify_note": {
+        "de": "Solange ein Ludothek-Tab offen ist, meldet sich der Browser, wenn du am Zug bist.",
+        "en": "While a Ludothek tab is open, the browser tells you when it is your turn.",
+    },
+    "browser_notify_title": {"de": "Du bist am Zug", "en": "It is your turn"},
+    "forgot_password": {"de": "Passwort vergessen?", "en": "Forgot your password?"},
+    "reset_title": {"de": "Passwort zurücksetzen", "en": "Reset your password"},
+    "reset_who": {"de": "Benutzername oder E-Mail-Adresse", "en": "User name or e-mail address"},
+    "reset_ask": {"de": "Link schicken", "en": "Send a link"},
+    "reset_asked": {
+        "de": "Wenn es dazu ein Konto mit bestätigter Adresse gibt, ist ein Link unterwegs. Er gilt eine Stunde.",
+        "en": "If there is an account with a confirmed address for this, a link is on its way. It is valid for one hour.",
+    },
+    "reset_set": {"de": "Neues Passwort setzen", "en": "Set the new password"},
+    "reset_done": {
+        "de": "Passwort geändert. Alle Anmeldungen und API-Tokens sind beendet; melde dich neu an.",
+        "en": "Password changed. Every login and API token has ended; log in again.",
+    },
+    "verify_done": {"de": "Deine Adresse {address} ist bestätigt.", "en": "Your address {address} is confirmed."},
+    "unsub_title": {"de": "Keine Mails mehr", "en": "No more mails"},
+    "unsub_confirm": {"de": "Alle Benachrichtigungen abbestellen", "en": "Unsubscribe from every notification"},
+    "unsub_question": {
+        "de": "Keine Benachrichtigungen mehr an {name} schicken?", "en": "Stop sending notifications to {name}?",
+    },
+    "unsub_done": {
+        "de": "Erledigt: {name} bekommt keine Benachrichtigungen mehr. Im Konto kannst du sie wieder einschalten.",
+        "en": "Done: {name} gets no more notifications. You can turn them on again on the account page.",
+    },
+    "link_title": {"de": "Dieser Link geht nicht", "en": "This link does not work"},
+    "err_bad_email": {"de": "Das ist keine gültige E-Mail-Adresse: {reason}", "en": "This is not a valid e-mail address: {reason}"},
+    "err_guest_email": {
+        "de": "Ein Gastkonto kann keine E-Mail-Adresse haben; mach es zuerst zu einem richtigen Konto.",
+        "en": "A guest account cannot have an e-mail address; turn it into a real account first.",
+    },
+    "err_bad_timezone": {"de": "Unbekannte Zeitzone (z. B. Europe/Berlin).", "en": "Unknown time zone (e.g. Europe/Berlin)."},
+    "err_bad_hour": {"de": "Die Stunde ist eine Zahl von 0 bis 23.", "en": "The hour is a number from 0 to 23."},
+    "err_bad_turns": {"de": "Unbekannte Einstellung.", "en": "Unknown setting."},
+    "err_too_many_attempts": {
+        "de": "Zu viele Versuche; bitte später noch einmal.", "en": "Too many attempts; please try again later.",
+    },
+    "err_link_bad": {
+        "de": "Dieser Link ist ungültig (vielleicht abgeschnitten oder verändert). Es wurde nichts geändert.",
+        "en": "This link is not valid (it may have been cut off or changed). Nothing was changed.",
+    },
+    "err_link_expired": {
+        "de": "Dieser Link ist abgelaufen. Es wurde nichts geändert; fordere einen neuen an.",
+        "en": "This link has expired. Nothing was changed; ask for a new one.",
+    },
+    "err_link_used": {
+        "de": "Dieser Link wurde schon benutzt. Es wurde nichts geändert.",
+        "en": "This link was used already. Nothing was changed.",
+    },
+    "err_link_stale": {
+        "de": "Dieser Link passt nicht mehr (die Adresse oder das Konto hat sich geändert). Es wurde nichts geändert.",
+        "en": "This link no longer fits (the address or the account has changed). Nothing was changed.",
+    },
+    # The mails
+    "mail_hello": {"de": "Hallo {name},", "en": "Hello {name},"},
+    "mail_turn_subject": {"de": "{game} #{id}: Du bist am Zug", "en": "{game} #{id}: it is your turn"},
+    "mail_turn_body": {
+        "de": "in {game} #{id} mit {players} bist du am Zug.", "en": "it is your turn in {game} #{id} with {players}.",
+    },
+    "mail_turn_move": {"de": "Zuletzt: {move}", "en": "The last move: {move}"},
+    "mail_open_game": {"de": "Zum Spiel", "en": "Open the game"},
+    "mail_digest_subject_one": {"de": "1 Spiel wartet auf dich", "en": "1 game is waiting for you"},
+    "mail_digest_subject_many": {"de": "{n} Spiele warten auf dich", "en": "{n} games are waiting for you"},
+    "mail_digest_body": {"de": "in diesen Spielen bist du am Zug:", "en": "it is your turn in these games:"},
+    "mail_invite_subject": {"de": "{by} lädt dich zu {game} ein", "en": "{by} invites you to {game}"},
+    "mail_invite_body": {
+        "de": "{by} lädt dich zu {game} #{id} ein, mit {players}.", "en": "{by} invites you to {game} #{id} with {players}.",
+    },
+    "mail_ended_subject": {"de": "{game} #{id} ist zu Ende", "en": "{game} #{id} has ended"},
+    "mail_ended_body": {"de": "{game} #{id} ist zu Ende. Das Ergebnis:", "en": "{game} #{id} has ended. The result:"},
+    "mail_reminder_subject": {"de": "{game} #{id}: Deine Zeit läuft bald ab", "en": "{game} #{id}: your time runs out soon"},
+    "mail_reminder_body": {
+        "de": "in {game} #{id} mit {players} bist du am Zug, und deine Zeit läuft am {when} ab.",
+        "en": "it is your turn in {game} #{id} with {players}, and your time runs out on {when}.",
+    },
+    "mail_verify_subject": {"de": "Bestätige deine E-Mail-Adresse", "en": "Confirm your e-mail address"},
+    "mail_verify_body": {
+        "de": "bitte bestätige, dass Ludothek an diese Adresse schreiben darf. Der Link gilt 48 Stunden.",
+        "en": "please confirm that Ludothek may write to this address. The link is valid for 48 hours.",
+    },
+    "mail_verify_link": {"de": "Adresse bestätigen", "en": "Confirm the address"},
+    "mail_reset_subject": {"de": "Dein Passwort zurücksetzen", "en": "Reset your password"},
+    "mail_reset_body": {
+        "de": "jemand möchte das Passwort deines Kontos zurücksetzen. Der Link gilt eine Stunde und nur einmal. "
+              "Warst du es nicht, ignoriere diese Mail.",
+        "en": "someone asked to reset the password of your account. The link is valid for one hour and only once. "
+              "If it was not you, ignore this mail.",
+    },
+    "mail_reset_link": {"de": "Neues Passwort setzen", "en": "Set a new password"},
+    "mail_unsub_footer": {
+        "de": "Keine solchen Mails mehr: {url}", "en": "No more such mails: {url}",
+    },
+    "mail_settings_footer": {"de": "Einstellungen: {url}", "en": "Settings: {url}"},
+    "and": {"de": "und", "en": "and"},
+})

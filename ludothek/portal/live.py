@@ -42,6 +42,7 @@ class Hub:
 
     def __init__(self) -> None:
         self._watchers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
+        self._user_watchers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
         self._lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -92,6 +93,42 @@ class Hub:
         """Store listener: tell watchers of this game."""
         self.deliver(event.game_id, event_message(event))
 
+    # A user's own channel: "a game became your turn", for the tab title, lists and browser notifications.
+    def watch_user(self, user_id: int) -> asyncio.Queue[dict[str, Any]]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=64)
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        with self._lock:
+            self._user_watchers[user_id].add(queue)
+        return queue
+
+    def unwatch_user(self, user_id: int, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        with self._lock:
+            watchers = self._user_watchers.get(user_id)
+            if watchers is not None:
+                watchers.discard(queue)
+                if not watchers:
+                    del self._user_watchers[user_id]
+
+    def _deliver_user(self, user_id: int, message: dict[str, Any]) -> None:
+        with self._lock:
+            queues = list(self._user_watchers.get(user_id, ()))
+        for q in queues:
+            if q.full():
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    q.get_nowait()
+            q.put_nowait(message)
+
+    def publish_user(self, user_id: int, message: dict[str, Any]) -> None:
+        """Tell every tab of ``user_id`` (thread-safe; only ids and sequence numbers, no game content)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        with self._lock:
+            if user_id not in self._user_watchers:
+                return
+        loop.call_soon_threadsafe(self._deliver_user, user_id, message)
+
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
 
@@ -118,6 +155,9 @@ class RedisHub(Hub):
     def publish(self, event: GameEvent) -> None:
         self._pub.publish(self.channel, json.dumps(event_message(event)))
 
+    def publish_user(self, user_id: int, message: dict[str, Any]) -> None:
+        self._pub.publish(self.channel, json.dumps({**message, "user": user_id}))
+
     async def start(self) -> None:
         await super().start()
         self._ready = asyncio.Event()
@@ -134,7 +174,10 @@ class RedisHub(Hub):
                     continue
                 try:
                     message = json.loads(item["data"])
-                    self._deliver(int(message["game"]), message)
+                    if "user" in message:
+                        self._deliver_user(int(message.pop("user")), message)
+                    else:
+                        self._deliver(int(message["game"]), message)
                 except (ValueError, KeyError, TypeError):
                     log.warning("ignoring a malformed live message from Redis")
         finally:

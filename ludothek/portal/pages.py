@@ -103,7 +103,14 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "path": request.url.path,
         "tr": lambda key, **kw: t(key, lang, **kw),
         "pick": lambda texts: pick_text(texts, lang),
+        "waiting": _waiting(request, user),
     }
+
+
+def _waiting(request: Request, user: UserInfo | None) -> int:
+    from .notify import waiting_count  # notify builds on this module
+
+    return waiting_count(request, user)
 
 
 def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:

@@ -44,11 +44,19 @@ class Settings:
     #: Seconds between two passes of the background jobs (clocks); 0: none in this process.
     jobs_interval: float = 1.0
     #: Live sockets per user and per address (per server process).
-    sockets_per_user: int = 8
+    sockets_per_user: int = 16
     sockets_per_address: int = 64
     #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
     #: (`ludothek.portal.connections`): idle and slow connections are closed after it.
     request_deadline: float = 15.0
+    #: Where the portal is reached from outside: links in mails start with it.
+    base_url: str = "http://127.0.0.1:8000"
+    #: ``smtp://user:pass@host:587`` (STARTTLS) or ``smtps://...``; unset: mails become files in ``mail_dir``.
+    smtp_url: str | None = None
+    mail_dir: Path = DEFAULT_DB_DIR / "mail"
+    mail_from: str = "Ludothek <noreply@localhost>"
+    #: Seconds between two looks at the outbox by the in-process sender; 0: no sender in this process.
+    mail_interval: float = 2.0
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
@@ -60,4 +68,8 @@ class Settings:
             bot_delay=float(os.environ.get("LUDOTHEK_BOT_DELAY", "0.4")),
             secure_cookies=os.environ.get("LUDOTHEK_SECURE_COOKIES") == "1",
             rate_limits=os.environ.get("LUDOTHEK_RATE_LIMITS", "on") != "off",
+            base_url=os.environ.get("LUDOTHEK_BASE_URL") or "http://127.0.0.1:8000",
+            smtp_url=os.environ.get("LUDOTHEK_SMTP_URL") or None,
+            mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",
+            mail_interval=float(os.environ.get("LUDOTHEK_MAIL_INTERVAL", "2")),
         )

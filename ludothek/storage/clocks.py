@@ -33,11 +33,15 @@ from sqlalchemy import and_, insert, or_, select, update
 from .errors import BadRequest, Conflict, Forbidden
 from .info import GameEvent, GameInfo, UserInfo, aware
 from .models import GameRow, SeatRow, Vacation, utcnow
+from .outbox import queue_mail
 from .timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YEAR, _aware, absences
 from .undo import UndoStore
 
-
 # ----------------------------------------------------------------------------- the store's part
+#: How long before a deadline the reminder mail goes out.
+REMINDER_AHEAD = timedelta(hours=24)
+
+
 class ClockStore(UndoStore):
     """Timeouts, resignations, abandoning and vacations."""
 
@@ -74,6 +78,40 @@ class ClockStore(UndoStore):
             fired.append(gid)
             self._seats_changed(gid)
         return fired
+
+    def queue_reminders(self, now: datetime | None = None, ahead: timedelta = REMINDER_AHEAD,
+                        limit: int = 200) -> list[int]:
+        """Queue a reminder mail for every player whose deadline is less than ``ahead`` away.
+
+        One per deadline: the game row remembers the deadline it was reminded for,
+        claimed with a conditional update in the same transaction as the outbox row,
+        so several servers queue it once.  Whether the player wants the mail is
+        decided when it is sent (their mail settings).
+        """
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            due = conn.execute(
+                select(GameRow.id, GameRow.seq, GameRow.deadline, SeatRow.user_id)
+                .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", GameRow.deadline.is_not(None), GameRow.deadline > now,
+                       GameRow.deadline <= now + ahead, SeatRow.kind == "player",
+                       or_(GameRow.reminded_for.is_(None), GameRow.reminded_for != GameRow.deadline))
+                .limit(limit)
+            ).all()
+        queued = []
+        for gid, seq, deadline, user_id in due:
+            with self.engine.begin() as conn:
+                claimed = conn.execute(
+                    update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline, GameRow.seq == seq)
+                    .values(reminded_for=deadline)
+                ).rowcount
+                if claimed != 1 or user_id is None:
+                    continue
+                when = aware(deadline)
+                assert when is not None
+                queue_mail(conn, user_id, "reminder", {"deadline": when.isoformat()}, game_id=gid, seq=seq)
+            queued.append(gid)
+        return queued
 
     def _seats_changed(self, game_id: int) -> None:
         """After a seat changed hands: forget the cached summary and wake the bots if one is to move."""

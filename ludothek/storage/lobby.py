@@ -25,6 +25,7 @@ from .errors import (
 )
 from .info import GameEvent, GameInfo, UserInfo, seat_label
 from .models import GameRow, SeatRow, User, utcnow
+from .outbox import queue_mail
 from .timecontrol import DAY, TimeControl, absences, clock_json_of, parse_time_control, paused_deadline
 from .tracked import Tracked
 
@@ -115,6 +116,8 @@ class LobbyStore(AccountStore):
                 ).returning(GameRow.id)
             ).scalar_one()
             conn.execute(insert(SeatRow), [dict(r, game_id=gid) for r in rows])
+            for uid in invited:
+                queue_mail(conn, uid, "invite", {"by": creator.id}, game_id=gid)
         self._maybe_start(gid)
         return gid
 
@@ -240,6 +243,10 @@ class LobbyStore(AccountStore):
             conn.execute(update(GameRow).where(GameRow.id == game_id).values(deadline=deadline))
         self._insert_actions(conn, game_id, 0, actions, now)
         self._finish_if_over(conn, game_id, state, now)
+        first = state.current_player()
+        first_user = occupants[first][1] if 0 <= first < len(occupants) else None
+        if first_user is not None and occupants[first][0] == "player":  # "your turn", in the same transaction
+            queue_mail(conn, first_user, "turn", {"by": None}, game_id=game_id, seq=len(actions))
         return tracked, len(actions)
 
     @staticmethod

@@ -127,6 +127,8 @@ class GameRow(Base):
     #: Bumped whenever a seat of a running game changes hands (timeout, resignation): every move's
     #: optimistic write checks it, so no server can store a move for a seat a bot took over.
     seats_rev: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: The deadline a reminder mail was queued for (one reminder per deadline, 24 hours before it).
+    reminded_for: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SeatRow(Base):
@@ -173,3 +175,94 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class UserEmail(Base):
+    """A user's e-mail address: ``address`` counts (it was verified), ``pending`` waits for its link.
+
+    Never shown to anyone but its owner, never written to a log.
+    """
+
+    __tablename__ = "user_emails"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    address: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    pending: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    pending_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class NotifyPrefs(Base):
+    """What a user wants to be told by mail; a user without a row has the defaults."""
+
+    __tablename__ = "notify_prefs"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    #: ``each`` (a mail when a game becomes my turn), ``digest`` (one a day) or ``off``.
+    turns: Mapped[str] = mapped_column(String(8), default="each")
+    #: The digest's hour (0-23) in ``timezone``.
+    digest_hour: Mapped[int] = mapped_column(Integer, default=18)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    invites: Mapped[bool] = mapped_column(Boolean, default=True)
+    ended: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: The local date (YYYY-MM-DD) of the last digest: at most one a day.
+    last_digest_on: Mapped[str | None] = mapped_column(String(10), nullable=True)
+
+
+class OutboxRow(Base):
+    """A mail to send, written in the same transaction as what caused it (the transactional outbox).
+
+    ``status``: ``pending`` → ``sending`` (claimed under a lease) → ``sent``; or ``failed``
+    after the last retry; or ``skipped`` (nobody wants it: no verified address, settings).
+    """
+
+    __tablename__ = "outbox"
+    # No AUTOINCREMENT (it costs every move a write to sqlite_sequence); ids only order the queue.
+    # Indexes (see migration 0002_mail): few on purpose, each is another page written per move on SQLite.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    payload_json: Mapped[str] = mapped_column(Text, default="{}")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    status: Mapped[str] = mapped_column(String(10), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class TurnMail(Base):
+    """The last "your turn" mail sent to a user for a game: none again until they have moved."""
+
+    __tablename__ = "turn_mails"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
+
+
+class OutboxAttempt(Base):
+    """One delivery attempt of an outbox mail and how it went."""
+
+    __tablename__ = "outbox_attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbox_id: Mapped[int] = mapped_column(ForeignKey("outbox.id", ondelete="CASCADE"), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    ok: Mapped[bool] = mapped_column(Boolean, default=False)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class UsedLink(Base):
+    """The nonce of a single-use mail link that was used (reset, verification): never again."""
+
+    __tablename__ = "used_links"
+    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
+    used_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MailLease(Base):
+    """Who may send mail now (SQLite has no row locks to skip: one sender holds the lease)."""
+
+    __tablename__ = "mail_lease"
+    name: Mapped[str] = mapped_column(String(16), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    until: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from .errors import (
 from .info import GameEvent, GameInfo
 from .lobby import LobbyStore
 from .models import ActionRow, utcnow
+from .outbox import outbox_sql
 from .text import check_text
 from .timecontrol import clock_after_move, placed_last
 from .tracked import Tracked, undone_rows
@@ -35,6 +37,32 @@ from .tracked import Tracked, undone_rows
 
 class PlayStore(LobbyStore):
     """Running games: their states, records and moves."""
+
+    #: Queue "your turn" and "game over" mails in the outbox with every move (off only for benchmarks).
+    mail_on_moves: bool = True
+
+    @functools.cached_property
+    def _outbox_sql(self) -> str:
+        return outbox_sql("?" if self.engine.dialect.paramstyle == "qmark" else "%s")
+
+    @staticmethod
+    def _move_mails(info: GameInfo, seat: int, to_move: int) -> list[tuple[int, str, str]]:
+        """The outbox rows a move causes: ``(user id, kind, payload)``.
+
+        "turn" for the human seat that is to move now, if another seat moved;
+        "ended" for every human player when the game is over.  Whether anybody
+        wants them is the sender's business (the move path stays one INSERT).
+        """
+        if to_move >= 0:
+            if to_move == seat:
+                return []
+            s = info.seats[to_move] if to_move < len(info.seats) else None
+            if s is None or s.kind != "player" or s.user_id is None:
+                return []
+            return [(s.user_id, "turn", f'{{"by": {seat}}}')]
+        if to_move == TERMINAL:
+            return [(s.user_id, "ended", "{}") for s in info.seats if s.kind == "player" and s.user_id is not None]
+        return []
 
     def _load_state(self, info: GameInfo) -> Tracked:
         """The game after ``info.seq`` actions: from the cache when it is current, else by replay."""
@@ -150,7 +178,8 @@ class PlayStore(LobbyStore):
                 new = [(seat, action), *self._resolve_chance(tracked)]
                 now = utcnow()
                 to_move = state.current_player()
-                self._write_move(game_id, seq, new, to_move, state, now, info, seat)
+                mails = self._move_mails(info, seat, to_move) if self.mail_on_moves else []
+                self._write_move(game_id, seq, new, to_move, state, now, info, seat, mails)
             except BaseException:
                 # The cached state already holds the move: forget it, the next access replays.
                 self._cache_drop(game_id)
@@ -215,8 +244,11 @@ class PlayStore(LobbyStore):
     def _write_move(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
         info: GameInfo, mover: int,
+        mails: Sequence[tuple[int, str, str]] = (),
     ) -> None:
         """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
+
+        ``mails`` (see `_move_mails`) go into the outbox in the same transaction.
 
         Plain DB-API statements on a pooled connection: this runs for every move,
         and SQLAlchemy's statement and result machinery cost more than the SQL.
@@ -246,6 +278,8 @@ class PlayStore(LobbyStore):
                     self._insert_actions_sql,
                     [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
                 )
+                for user_id, kind, payload in mails:  # the outbox row(s), in the move's transaction
+                    cur.execute(self._outbox_sql, (user_id, kind, game_id, seq + len(new), payload, when, when))
                 if bank is not None:
                     cur.execute(self._bank_sql, (bank[1], game_id, bank[0]))
                 if to_move == TERMINAL:

@@ -13,7 +13,8 @@ SQLite and PostgreSQL alike; the other gets a clear "stale" refusal.
 
 The store is split by concern: `info` (what it hands out), `base` (engine,
 caches, locks, reading a game), `accounts`, `sessions` (browser sessions and
-API tokens), `lobby` and `play`.  `Store`
+API tokens), `lobby`, `play`, `outbox` (mail queued with moves) and
+`notify_prefs` (addresses, mail settings, mail links).  `Store`
 combines them; import it and the info types from here.
 """
 
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from .clocks import ClockStore
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
+from .notify_prefs import NotifyStore
+from .outbox import OutboxStore
 from .sessions import SessionStore
 from .tracked import Tracked
 
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(SessionStore, ClockStore):
+class Store(NotifyStore, OutboxStore, SessionStore, ClockStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

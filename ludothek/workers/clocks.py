@@ -1,4 +1,4 @@
-"""The clock job: every seat whose time ran out is handed to a bot (`ClockStore.expire_due`)."""
+"""The clock job: reminders a day before a deadline, and every seat whose time ran out handed to a bot."""
 
 from __future__ import annotations
 
@@ -15,4 +15,6 @@ class ClockJob:
         self.batch = batch
 
     def run_once(self, now: datetime) -> int:
-        return len(self.store.expire_due(now, limit=self.batch))
+        """Reminders for deadlines less than a day away, then every seat whose time ran out."""
+        reminded = self.store.queue_reminders(now, limit=self.batch)
+        return len(reminded) + len(self.store.expire_due(now, limit=self.batch))

@@ -31,6 +31,7 @@ class Runner:
         self.interval = interval
         self.clock = clock
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def run_once(self) -> int:
@@ -49,14 +50,30 @@ class Runner:
             busy = self.run_once()
             # Work left over (a batch limit was reached): go again at once.
             if not busy:
-                self._stop.wait(self.interval)
+                self._wake.wait(self.interval)
+                self._wake.clear()
+
+    def wake(self) -> None:
+        """Look for work now instead of at the next tick (a reset mail that someone is waiting for)."""
+        self._wake.set()
 
     def start(self) -> None:
         self._stop.clear()
-        self._thread = threading.Thread(target=self.run_forever, name="ludothek-jobs", daemon=True)
+        names = "+".join(job.name for job in self.jobs)
+        self._thread = threading.Thread(target=self.run_forever, name=f"ludothek-{names}", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the loop, then let each job release what it holds (a sender's lease)."""
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=30)
+        for job in self.jobs:
+            release = getattr(job, "stop", None)
+            if release is None:
+                continue
+            try:
+                release()
+            except Exception:
+                log.exception("could not stop the %s job cleanly", job.name)

@@ -22,10 +22,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(settings: Settings) -> Iterator[str]:
-    """The base URL of a portal serving ``settings`` until the block ends."""
+def running_server(settings: Settings, port: int | None = None) -> Iterator[str]:
+    """The base URL of a portal serving ``settings`` until the block ends (on ``port`` if given)."""
     app = create_app(settings)
-    port = free_port()
+    port = port or free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

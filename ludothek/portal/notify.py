@@ -1,0 +1,394 @@
+"""Being told it is my turn: e-mail address and settings, mail links, password reset, the user's live channel.
+
+Pages (account section, link pages) and the JSON API live side by side here;
+both call the same store methods.  Links from mails work without logging in:
+the signed token names the user and the purpose (`ludothek.workers.mail_links`).
+A refused link (expired, tampered, used, no longer fitting) gets a clear page
+and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Form, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
+from starlette.responses import Response
+
+from ludothek.storage import GameEvent, Store, StoreError, UserInfo
+from ludothek.storage.notify_prefs import LinkRefused
+from ludothek.workers.mail_links import MailLinks
+
+from .api import User
+from .context import current_user, lang_of, log_out, portal_of, session_of
+from .gameview import game_summary
+from .i18n import t
+from .live import Hub
+from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
+from .sessions import COOKIE
+
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api", tags=["notifications"])
+
+
+def links_of(request: Any) -> MailLinks:
+    links = portal_of(request).links
+    assert links is not None, "create_app sets the mail links"
+    return links
+
+
+def wake_sender(request: Any) -> None:
+    """A mail the user waits for (verification, reset): the in-process sender looks at once."""
+    mail = portal_of(request).mail
+    if mail is not None:
+        mail.wake()
+
+
+def waiting_count(request: Request, user: UserInfo | None) -> int:
+    """How many games wait for the user's move (the tab title shows it), once per request."""
+    if user is None:
+        return 0
+    cached = getattr(request.state, "waiting", None)
+    if cached is None:
+        cached = len(portal_of(request).store.waiting_games(user.id))
+        request.state.waiting = cached
+    return int(cached)
+
+
+def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:
+    """Store listener: when a game becomes a person's turn, tell that person's open tabs."""
+
+    def on_event(event: GameEvent) -> None:
+        if event.status != "running" or event.to_move < 0 or event.bot_to_move:
+            return
+        info = store._info_cache.get(event.game_id)
+        if info is None:
+            try:
+                info = store.game(event.game_id)
+            except StoreError:
+                return
+        if event.to_move >= len(info.seats):
+            return
+        seat = info.seats[event.to_move]
+        if seat.kind == "player" and seat.user_id is not None:
+            hub.publish_user(seat.user_id, {"type": "turn", "game": event.game_id, "seq": event.seq})
+
+    return on_event
+
+
+# ----------------------------------------------------------------------------- account page forms
+def _account(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
+    from .account import account_page
+
+    return account_page(request, user, status=status, **ctx)
+
+
+@pages.post("/account/email")
+def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        address = portal_of(request).store.request_verification(user.id, address)
+    except StoreError as exc:
+        response = _account(request, user, status=exc.status, error=message_of(exc, user.lang))
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 3600))
+        return response
+    wake_sender(request)
+    return _account(request, user, notice=t("mail_verify_sent", user.lang, address=address))
+
+
+@pages.post("/account/email/remove")
+def remove_email(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    portal_of(request).store.remove_email(user.id)
+    return redirect(request, "/account")
+
+
+@pages.post("/account/notifications")
+def set_notifications(
+    request: Request, csrf: CsrfField, turns: Annotated[str, Form()], digest_hour: Annotated[str, Form()] = "18",
+    timezone: Annotated[str, Form()] = "UTC", invites: Annotated[str, Form()] = "",
+    ended: Annotated[str, Form()] = "",
+) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        try:
+            hour: Any = int(digest_hour)
+        except ValueError:
+            hour = digest_hour
+        portal_of(request).store.set_prefs(user.id, turns=turns, digest_hour=hour, timezone=timezone.strip(),
+                                           invites=bool(invites), ended=bool(ended))
+    except StoreError as exc:
+        return _account(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return _account(request, user, notice=t("mail_prefs_saved", user.lang))
+
+
+# ----------------------------------------------------------------------------- links from mails
+def link_page(request: Request, title: str, status: int = 200, **ctx: Any) -> Response:
+    return render(request, "mail_link.html", current_user(request), status=status, title=title, **ctx)
+
+
+def refused_link(request: Request, exc: StoreError) -> Response:
+    lang = lang_of(request, current_user(request))
+    return link_page(request, t("link_title", lang), status=exc.status, error=message_of(exc, lang))
+
+
+@pages.get("/mail/verify/{token}", response_class=HTMLResponse)
+def verify_link(request: Request, token: str) -> Response:
+    store = portal_of(request).store
+    try:
+        data = links_of(request).check(token, "verify")
+        address = store.verify_email(data["u"], str(data.get("a")), data["n"])
+    except StoreError as exc:
+        return refused_link(request, exc)
+    lang = lang_of(request, store.user(data["u"]))
+    return link_page(request, t("mail_title", lang), notice=t("verify_done", lang, address=address))
+
+
+def _unsub_user(request: Request, token: str) -> UserInfo:
+    data = links_of(request).check(token, "unsubscribe")
+    user = portal_of(request).store.user(data["u"])
+    if user is None:
+        raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
+    return user
+
+
+@pages.get("/mail/unsubscribe/{token}", response_class=HTMLResponse)
+def unsubscribe_page(request: Request, token: str) -> Response:
+    """A page with one button: a link scanner's GET must not unsubscribe anybody."""
+    try:
+        user = _unsub_user(request, token)
+    except StoreError as exc:
+        return refused_link(request, exc)
+    lang = lang_of(request, current_user(request) or user)
+    return link_page(request, t("unsub_title", lang), question=t("unsub_question", lang, name=user.name),
+                     form_action=f"/mail/unsubscribe/{token}", button=t("unsub_confirm", lang))
+
+
+@pages.post("/mail/unsubscribe/{token}", response_class=HTMLResponse)
+def unsubscribe(request: Request, token: str) -> Response:
+    """The button, and RFC 8058 one-click (``List-Unsubscribe=One-Click``): no login, no CSRF field.
+
+    The signed token is the authority; it can only ever switch off its own user's mails.
+    """
+    try:
+        user = _unsub_user(request, token)
+    except StoreError as exc:
+        return refused_link(request, exc)
+    portal_of(request).store.unsubscribe(user.id)
+    lang = lang_of(request, current_user(request) or user)
+    return link_page(request, t("unsub_title", lang), notice=t("unsub_done", lang, name=user.name))
+
+
+@pages.get("/password-reset", response_class=HTMLResponse)
+def reset_form(request: Request) -> Response:
+    return render(request, "password_reset.html", current_user(request), mode="ask")
+
+
+@pages.post("/password-reset", response_class=HTMLResponse)
+def reset_ask(request: Request, csrf: CsrfField, who: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    portal_of(request).store.request_reset(who)
+    wake_sender(request)
+    # The same answer whether or not such an account exists.
+    return render(request, "password_reset.html", current_user(request), mode="asked")
+
+
+@pages.get("/password-reset/{token}", response_class=HTMLResponse)
+def reset_link(request: Request, token: str) -> Response:
+    try:
+        links_of(request).check(token, "reset")
+    except StoreError as exc:
+        return refused_link(request, exc)
+    return render(request, "password_reset.html", current_user(request), mode="set", token=token)
+
+
+@pages.post("/password-reset/{token}", response_class=HTMLResponse)
+def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    store = portal_of(request).store
+    try:
+        data = links_of(request).check(token, "reset")
+    except StoreError as exc:
+        return refused_link(request, exc)
+    try:
+        store.reset_password(data["u"], data["n"], password)
+    except LinkRefused as exc:
+        return refused_link(request, exc)
+    except StoreError as exc:
+        lang = lang_of(request, current_user(request))
+        return render(request, "password_reset.html", current_user(request), status=exc.status, mode="set",
+                      token=token, error=message_of(exc, lang))
+    session = session_of(request)
+    if session.sid is not None:
+        log_out(request)
+    return render(request, "password_reset.html", None, mode="done")
+
+
+# ----------------------------------------------------------------------------- JSON API
+class EmailIn(BaseModel):
+    address: str = Field(max_length=254, description="the new address; a confirmation link goes to it")
+
+
+class PrefsIn(BaseModel):
+    turns: Literal["each", "digest", "off"] | None = Field(
+        default=None, description="'each': a mail when a game becomes my turn; 'digest': one a day; 'off'")
+    digest_hour: int | None = Field(default=None, ge=0, le=23, description="the digest's hour in `timezone`")
+    timezone: str | None = Field(default=None, max_length=64, description="IANA name, e.g. Europe/Berlin")
+    invites: bool | None = Field(default=None, description="mail when someone invites me")
+    ended: bool | None = Field(default=None, description="mail with the result when a game of mine ends")
+
+
+class ResetIn(BaseModel):
+    who: str = Field(max_length=254, description="user name or verified e-mail address")
+
+
+class TokenIn(BaseModel):
+    token: str = Field(max_length=1000, description="the token from the mail's link (the last path part)")
+
+
+class ResetConfirmIn(TokenIn):
+    password: str = Field(max_length=200)
+
+
+def notifications_json(store: Store, user_id: int) -> dict[str, Any]:
+    email = store.email_of(user_id)
+    return {"email": {"address": email.address, "pending": email.pending}, **store.prefs(user_id).to_json()}
+
+
+@api.get("/me/notifications", summary="My e-mail address (only I see it) and notification settings")
+def get_notifications(request: Request, user: User) -> dict[str, Any]:
+    return notifications_json(portal_of(request).store, user.id)
+
+
+@api.put("/me/notifications", summary="Change notification settings (only the fields given)")
+def put_notifications(request: Request, body: PrefsIn, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    store.set_prefs(user.id, **body.model_dump())
+    return notifications_json(store, user.id)
+
+
+@api.post("/me/email", status_code=202,
+          summary="Set my e-mail address: it counts once the link in the confirmation mail is opened (48 h). "
+                  "At most 5 verification or reset mails an hour (429 beyond).")
+def post_email(request: Request, body: EmailIn, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    store.request_verification(user.id, body.address)
+    wake_sender(request)
+    return notifications_json(store, user.id)
+
+
+@api.delete("/me/email", status_code=204, summary="Remove my e-mail address")
+def delete_email(request: Request, user: User) -> Response:
+    portal_of(request).store.remove_email(user.id)
+    return Response(status_code=204)
+
+
+@api.post("/mail/verify", summary="Confirm an address with the token from its mail (single use, 48 h)")
+def api_verify(request: Request, body: TokenIn) -> dict[str, Any]:
+    data = links_of(request).check(body.token, "verify")
+    portal_of(request).store.verify_email(data["u"], str(data.get("a")), data["n"])
+    return {"verified": True}
+
+
+@api.post("/mail/unsubscribe", summary="Unsubscribe from every notification with a mail's token (no login)")
+def api_unsubscribe(request: Request, body: TokenIn) -> dict[str, Any]:
+    data = links_of(request).check(body.token, "unsubscribe")
+    store = portal_of(request).store
+    store.unsubscribe(data["u"])
+    return store.prefs(data["u"]).to_json()
+
+
+@api.post("/password-reset", status_code=202,
+          summary="Ask for a password-reset mail; the answer never says whether the account exists")
+def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
+    portal_of(request).store.request_reset(body.who)
+    wake_sender(request)
+    return {"detail": "if there is an account with a confirmed address for this, a link is on its way"}
+
+
+@api.post("/password-reset/confirm", status_code=204,
+          summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
+def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
+    data = links_of(request).check(body.token, "reset")
+    portal_of(request).store.reset_password(data["u"], data["n"], body.password)
+    return Response(status_code=204)
+
+
+@api.get("/me/waiting", summary="The games waiting for my move (what the tab title counts)")
+def me_waiting(request: Request, user: User) -> dict[str, Any]:
+    store = portal_of(request).store
+    games = []
+    for game_id, _seq in store.waiting_games(user.id):
+        with contextlib.suppress(StoreError):
+            games.append(game_summary(store.game(game_id), user, user.lang))
+    return {"count": len(games), "games": games}
+
+
+# ----------------------------------------------------------------------------- the user's live channel
+async def user_socket(websocket: WebSocket) -> None:
+    """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn."""
+    portal = portal_of(websocket)
+    origin = websocket.headers.get("origin")
+    host = websocket.headers.get("host")
+    if origin is not None and host is not None and origin.split("://", 1)[-1] != host:
+        await websocket.close(code=1008)
+        return
+    user: UserInfo | None = None
+    token = websocket.query_params.get("token")
+    if token:
+        user = portal.store.user_by_token(token)
+    else:
+        session = portal.codec.load(websocket.cookies.get(COOKIE))
+        if session.sid is not None:
+            user = portal.store.session_user(session.sid)
+    if user is None:
+        await websocket.close(code=1008)
+        return
+    # Counted with the game sockets: a tab on a game page holds two.
+    address = websocket.client.host if websocket.client else "?"
+    if not portal.sockets.open(user.id, address):
+        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        return
+    try:
+        await websocket.accept()
+        await _forward_turns(websocket, portal, user)
+    finally:
+        portal.sockets.close(user.id, address)
+
+
+async def _forward_turns(websocket: WebSocket, portal: Any, user: UserInfo) -> None:
+    queue = portal.hub.watch_user(user.id)
+    try:
+        await websocket.send_json({"type": "hello"})
+
+        async def forward() -> None:
+            while True:
+                await websocket.send_json(await queue.get())
+
+        async def drain() -> None:
+            while True:
+                message: Any = await websocket.receive()
+                if message.get("type") == "websocket.disconnect":
+                    return
+
+        tasks = {asyncio.create_task(forward()), asyncio.create_task(drain())}
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        portal.hub.unwatch_user(user.id, queue)
+        with contextlib.suppress(Exception):
+            await websocket.close()

@@ -1,0 +1,281 @@
+"""E-mail addresses, notification settings, single-use mail links and password reset by mail.
+
+An address counts only once its owner opened the verification link; until
+then it is ``pending``.  Addresses leave this module only towards their owner
+(account page, ``/api/me/notifications``) and the mail sender: never in
+another player's view, never in a log line.
+
+Verification and reset mails are limited to `MAIL_LIMIT` per user per hour,
+counted in the outbox itself (the same transaction that queues the mail).
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import Connection, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
+
+from .base import StoreBase
+from .errors import BadRequest, Conflict, NotFound, TooManyAttempts
+from .models import NotifyPrefs, OutboxRow, SeatRow, UsedLink, User, UserEmail, utcnow
+from .outbox import queue_mail
+from .text import check_text
+
+#: Verification and reset mails a user can cause per hour.
+MAIL_LIMIT = 5
+MAIL_WINDOW = timedelta(hours=1)
+TURN_MODES = ("each", "digest", "off")
+
+
+@dataclass(frozen=True)
+class EmailInfo:
+    """The owner's own view of their address."""
+
+    address: str | None  # verified: mail goes here
+    pending: str | None  # waiting for its verification link
+
+
+@dataclass(frozen=True)
+class Prefs:
+    """What a user wants to be told by mail (see `NotifyPrefs`)."""
+
+    turns: str = "each"
+    digest_hour: int = 18
+    timezone: str = "UTC"
+    invites: bool = True
+    ended: bool = True
+    last_digest_on: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turns": self.turns, "digest_hour": self.digest_hour, "timezone": self.timezone,
+                "invites": self.invites, "ended": self.ended}
+
+
+class LinkRefused(BadRequest):
+    """A mail link that is expired, tampered with, already used or no longer fits."""
+
+    code = "bad_link"
+
+
+def check_address(address: Any) -> str:
+    """The normalized address, or `BadRequest` with the validator's reason (syntax only, no DNS)."""
+    if not isinstance(address, str) or not address.strip():
+        raise BadRequest("give an e-mail address", code_key="bad_email", reason="empty")
+    check_text(address, "the e-mail address", 254)
+    try:
+        return str(validate_email(address.strip(), check_deliverability=False).normalized)
+    except EmailNotValidError as exc:
+        raise BadRequest(f"this is not a valid e-mail address: {exc}", code_key="bad_email",
+                         reason=str(exc)) from None
+
+
+def check_timezone(name: Any) -> str:
+    if not isinstance(name, str) or not name or len(name) > 64:
+        raise BadRequest("unknown time zone", code_key="bad_timezone")
+    check_text(name, "the time zone", 64)
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise BadRequest(f"unknown time zone {name!r}; use a name such as Europe/Berlin",
+                         code_key="bad_timezone") from None
+    return name
+
+
+class NotifyStore(StoreBase):
+    """Addresses, settings, mail links, and the counts the pages show."""
+
+    # ------------------------------------------------------------------ addresses
+    def email_of(self, user_id: int) -> EmailInfo:
+        with self.engine.begin() as conn:
+            row = conn.execute(select(UserEmail).where(UserEmail.user_id == user_id)).first()
+        return EmailInfo(row.address, row.pending) if row is not None else EmailInfo(None, None)
+
+    def request_verification(self, user_id: int, address: Any, now: datetime | None = None) -> str:
+        """Make ``address`` the pending address and queue its verification mail (rate-limited)."""
+        address = check_address(address)
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            if conn.execute(select(User.is_guest).where(User.id == user_id)).scalar():
+                raise Conflict("a guest account cannot have an e-mail address; make it a real account first",
+                               code_key="guest_email")
+            self._check_mail_rate(conn, user_id, now)
+            exists = conn.execute(select(UserEmail.user_id).where(UserEmail.user_id == user_id)).first()
+            if exists:
+                conn.execute(update(UserEmail).where(UserEmail.user_id == user_id)
+                             .values(pending=address, pending_since=now))
+            else:
+                conn.execute(insert(UserEmail).values(user_id=user_id, pending=address, pending_since=now))
+            queue_mail(conn, user_id, "verify", {"address": address}, now=now)
+        return address
+
+    def _check_mail_rate(self, conn: Connection, user_id: int, now: datetime) -> None:
+        count = conn.execute(
+            select(func.count()).select_from(OutboxRow).where(
+                # Written as in the partial index's definition, so that the database can use it.
+                OutboxRow.user_id == user_id, text("kind IN ('verify', 'reset')"),
+                OutboxRow.created_at > now - MAIL_WINDOW,
+            )
+        ).scalar_one()
+        if count >= MAIL_LIMIT:
+            raise TooManyAttempts(
+                f"at most {MAIL_LIMIT} verification or reset mails an hour; try again later", 3600
+            )
+
+    def verify_email(self, user_id: int, address: str, nonce: str, now: datetime | None = None) -> str:
+        """Open a verification link: its address becomes the one mail goes to (once)."""
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            self._use_nonce(conn, nonce, now)  # rolled back with everything else if the link does not fit
+            row = conn.execute(select(UserEmail).where(UserEmail.user_id == user_id)).first()
+            if row is None or row.pending != address:
+                raise LinkRefused("this link is for an address that is no longer waiting to be confirmed",
+                                  code_key="link_stale")
+            conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
+                address=address, verified_at=now, pending=None, pending_since=None))
+        return address
+
+    def remove_email(self, user_id: int) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
+                address=None, verified_at=None, pending=None, pending_since=None))
+
+    @staticmethod
+    def _use_nonce(conn: Connection, nonce: str, now: datetime) -> None:
+        try:
+            with conn.begin_nested():
+                conn.execute(insert(UsedLink).values(nonce=nonce, used_at=now))
+        except IntegrityError:
+            raise LinkRefused("this link was used already", code_key="link_used") from None
+
+    # ------------------------------------------------------------------ settings
+    def prefs(self, user_id: int) -> Prefs:
+        with self.engine.begin() as conn:
+            row = conn.execute(select(NotifyPrefs).where(NotifyPrefs.user_id == user_id)).first()
+        if row is None:
+            return Prefs()
+        return Prefs(row.turns, row.digest_hour, row.timezone, bool(row.invites), bool(row.ended),
+                     row.last_digest_on)
+
+    def set_prefs(self, user_id: int, **changes: Any) -> Prefs:
+        """Change some settings; each is checked, and nothing changes if one is wrong."""
+        with self.engine.begin() as conn:
+            if conn.execute(select(User.id).where(User.id == user_id)).first() is None:
+                raise NotFound("no such user")
+        current = self.prefs(user_id)
+        values = current.to_json()
+        for key, value in changes.items():
+            if value is None:
+                continue
+            if key == "turns":
+                if value not in TURN_MODES:
+                    raise BadRequest(f"turns must be one of {', '.join(TURN_MODES)}", code_key="bad_turns")
+            elif key == "digest_hour":
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 23:
+                    raise BadRequest("the digest hour is a whole number from 0 to 23", code_key="bad_hour")
+            elif key == "timezone":
+                value = check_timezone(value)
+            elif key in ("invites", "ended"):
+                if not isinstance(value, bool):
+                    raise BadRequest(f"{key} is true or false")
+            else:
+                raise BadRequest(f"unknown setting {key!r}")
+            values[key] = value
+        with self.engine.begin() as conn:
+            exists = conn.execute(select(NotifyPrefs.user_id).where(NotifyPrefs.user_id == user_id)).first()
+            if exists:
+                conn.execute(update(NotifyPrefs).where(NotifyPrefs.user_id == user_id).values(**values))
+            else:
+                conn.execute(insert(NotifyPrefs).values(user_id=user_id, last_digest_on=None, **values))
+        return self.prefs(user_id)
+
+    def unsubscribe(self, user_id: int) -> None:
+        """The one-click unsubscribe: no more notification mails of any kind."""
+        self.set_prefs(user_id, turns="off", invites=False, ended=False)
+
+    def mark_digest(self, user_id: int, local_date: str) -> bool:
+        """Claim today's digest for the user (``False``: it was claimed already)."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(NotifyPrefs).where(
+                    NotifyPrefs.user_id == user_id,
+                    (NotifyPrefs.last_digest_on.is_(None)) | (NotifyPrefs.last_digest_on != local_date),
+                ).values(last_digest_on=local_date)
+            )
+            if res.rowcount == 1:
+                queue_mail(conn, user_id, "digest", {"date": local_date})
+                return True
+        return False
+
+    def digest_users(self) -> list[tuple[int, Prefs]]:
+        """Users who chose the daily digest and have a verified address."""
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(NotifyPrefs).join(UserEmail, UserEmail.user_id == NotifyPrefs.user_id)
+                .where(NotifyPrefs.turns == "digest", UserEmail.address.is_not(None))
+            ).all()
+        return [(r.user_id, Prefs(r.turns, r.digest_hour, r.timezone, bool(r.invites), bool(r.ended),
+                                  r.last_digest_on)) for r in rows]
+
+    # ------------------------------------------------------------------ password reset
+    def request_reset(self, who: Any, now: datetime | None = None) -> None:
+        """Queue a reset mail for the account named ``who`` (name or verified address), if any.
+
+        Says nothing either way: the caller answers the same whether or not the
+        account exists, has an address, or has had its 5 mails this hour.
+        """
+        if not isinstance(who, str) or not who.strip() or len(who) > 254:
+            return
+        try:
+            check_text(who, "the name", 254)
+        except BadRequest:
+            return
+        now = now or utcnow()
+        key = who.strip().lower()
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                select(User.id).join(UserEmail, UserEmail.user_id == User.id).where(
+                    UserEmail.address.is_not(None),
+                    (User.name_key == key) | (func.lower(UserEmail.address) == key),
+                ).limit(1)
+            ).first()
+            if row is None:
+                return
+            try:
+                self._check_mail_rate(conn, row.id, now)
+            except TooManyAttempts:
+                return
+            queue_mail(conn, row.id, "reset", {}, now=now)
+
+    def reset_password(self, user_id: int, nonce: str, new: str, now: datetime | None = None) -> None:
+        """Set a new password from a reset link (once); every session and token of the user ends."""
+        self._check_password(new)  # type: ignore[attr-defined]
+        pw_hash = self.hasher.hash(new)
+        now = now or utcnow()
+        with self.engine.begin() as conn:
+            if conn.execute(select(User.id).where(User.id == user_id, User.is_guest.is_(False))).first() is None:
+                raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
+            self._use_nonce(conn, nonce, now)
+            conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
+        end_sessions = getattr(self, "end_sessions", None)
+        if end_sessions is not None:
+            end_sessions(user_id)
+        self._forget_user(user_id)
+
+    # ------------------------------------------------------------------ what waits for a user
+    def waiting_games(self, user_id: int) -> list[tuple[int, int]]:
+        """``(game id, seq)`` of every running game whose move is the user's (oldest wait first)."""
+        from .models import GameRow
+
+        with self.engine.begin() as conn:
+            rows = conn.execute(
+                select(GameRow.id, GameRow.seq)
+                .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", SeatRow.kind == "player", SeatRow.user_id == user_id)
+                .order_by(GameRow.turn_since)
+            ).all()
+        return [(r[0], r[1]) for r in rows]
