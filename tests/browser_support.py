@@ -133,5 +133,8 @@ def click(page: Any, selector: str) -> None:
 
 def click_action(page: Any, action: str) -> None:
     """Click the action where it sits on the board if it is there, else in the plain list."""
-    on_board = f'#board [data-action="{action}"]'
+    on_board = f'#board [data-action="{action}"]:visible'
+    if not page.locator(on_board).count():
+        # a picker's "all actions" fallback is collapsed: open it, as a person would
+        page.eval_on_selector_all("#legal details.all-actions", "els => els.forEach(e => { e.open = true; })")
     click(page, on_board if page.locator(on_board).count() else f'#legal [data-action="{action}"]')

@@ -37,6 +37,7 @@ from .gameview import breakdown_table, game_summary, log_lines, seat_context, se
 from .hardening import local_path
 from .i18n import pick as pick_text
 from .i18n import t, tn
+from .pickers import board_pickers
 from .sessions import csrf_ok
 
 router = APIRouter(include_in_schema=False)
@@ -448,6 +449,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             ctx["breakdown"] = breakdown_table(sc["view"].get("breakdown"), lang)
             state = tracked.state
             ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang, names)))
+            ctx["pickers"] = board_pickers(game.id, state, sc["legal"], lang, ctx["describe"])
             ctx["game_data"] = lambda name: game_data(game.id, name)
             return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
     return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)

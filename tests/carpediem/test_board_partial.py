@@ -12,7 +12,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ludothek.engine.conformance import random_action
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.portal.i18n import t
 from ludothek.portal.pages import board_helpers
+from ludothek.portal.pickers import board_pickers
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
 
@@ -24,6 +26,8 @@ def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str)
         "players": [f"P{i}" for i in range(state.num_players)],
         "pick": lambda texts: texts.get(lang) or texts["en"],
         **board_helpers(legal, lambda a: state.describe(a, lang)),
+        "pickers": board_pickers("carpediem", state, legal, lang, lambda a: state.describe(a, lang)),
+        "tr": lambda key, **kw: t(key, lang, **kw),
     }
     return env.get_template("boards/carpediem.html").render(**ctx)
 
