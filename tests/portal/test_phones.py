@@ -94,6 +94,8 @@ def user_page(browser: Any, base: str, lang: str, size: dict[str, int]) -> Any:
     page.fill("input[name=password]", "password-pia")
     page.click("form[action='/login'] button[type=submit]")
     page.wait_for_selector("#account-link")
+    page.click(f".langswitch button[value={lang}]")  # the account's language wins over the browser's
+    page.wait_for_selector(f"html[lang={lang}]")
     return page
 
 
