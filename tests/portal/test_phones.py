@@ -175,3 +175,31 @@ def test_machikoro_names_whole_city_in_view_and_no_absent_cards(browser: Any, sh
     else:
         assert mine_top < SIZES[size]["height"], "on a desktop my city is beside the market, above the fold"
     page.context.close()
+
+
+def serious_violations(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page (axe ships inside axe-playwright-python)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page).response
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+            for v in results["violations"] if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_axe_finds_no_serious_problem(browser: Any, shared_server: str, midgame: dict[str, str], size: str) -> None:
+    page = browser.new_context(viewport=SIZES[size], locale="en").new_page()
+    found = {}
+    for name, path in {"welcome": "/", "login": "/login", "register": "/register"}.items():
+        page.goto(shared_server + path)
+        found[name] = serious_violations(page)
+    page.context.close()
+    page = user_page(browser, shared_server, "de", SIZES[size])
+    urls = {"home": shared_server + "/", "new": shared_server + "/new", "account": shared_server + "/account",
+            "missing": shared_server + "/games/424242", **midgame}
+    for name, url in urls.items():
+        page.goto(url)
+        found[name] = serious_violations(page)
+    page.context.close()
+    found = {k: v for k, v in found.items() if v}
+    assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
