@@ -10,6 +10,7 @@ and the no-overflow check ``document.documentElement.scrollWidth <= window.inner
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
+#: Seat placeholders where a user name belongs ("Player 1", "Spieler 2", "seat 0").
+PLACEHOLDER = re.compile(r"\b(Player|Spieler|[Ss]eat|Platz) \d\b")
 
 #: game -> (bot seats besides me, options, my turns to play before looking)
 SETUPS: dict[str, tuple[list[str], dict[str, str], int]] = {
@@ -104,11 +107,15 @@ def user_page(browser: Any, base: str, lang: str, size: dict[str, int]) -> Any:
 def test_every_board_fits_and_is_screenshotted(browser: Any, shared_server: str, midgame: dict[str, str],
                                                lang: str, size: str) -> None:
     page = user_page(browser, shared_server, lang, SIZES[size])
-    too_wide = {}
+    too_wide: dict[str, int] = {}
+    placeholders: dict[str, list[str]] = {}
     for game, url in midgame.items():
         page.goto(url)
         page.wait_for_selector("#board")
         shot(page, f"board-{game}-{lang}-{size}")
+        shown = page.inner_text("body") + " ".join(page.eval_on_selector_all("[title]", "els => els.map(e => e.title)"))
+        if found := sorted(set(m.group(0) for m in PLACEHOLDER.finditer(shown))):
+            placeholders[game] = found
         if (extra := overflow(page)) > 0:
             too_wide[game] = extra
     pages = {"home": "/", "new": "/new", "account": "/account", "missing": "/games/424242"}
@@ -118,6 +125,7 @@ def test_every_board_fits_and_is_screenshotted(browser: Any, shared_server: str,
             too_wide[name] = extra
     page.context.close()
     assert not too_wide, f"{size}/{lang}: wider than the window by px: {too_wide}"
+    assert not placeholders, f"{lang}: seat placeholders instead of names: {placeholders}"
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
