@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ludothek import engine
-from ludothek.bots import BOTS, make_bot, play_to_end
+from ludothek.bots import BOTS, Bot, make_bot, play_to_end
 from ludothek.engine import CHANCE, State
 
 TEXTS = {
@@ -274,6 +274,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_sim.add_argument("--json", action="store_true", help="also print the statistics as JSON")
     p_sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    p_arena = sub.add_parser("arena", help="let named bots play each other and compare them")
+    p_arena.add_argument("game", help=f"game id ({ids})")
+    p_arena.add_argument("--bots", required=True, help=f"comma-separated bots, e.g. hard,medium ({', '.join(sorted(BOTS))})")
+    p_arena.add_argument("--players", "-p", type=int, default=2, help="number of players (default 2)")
+    p_arena.add_argument("--games", "-n", type=int, default=100, help="number of games (default 100)")
+    p_arena.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p_arena.add_argument("--options", "-o", action="append", default=[], metavar="NAME=VALUE",
+                         help="a game option, e.g. ending=kosmos; repeat or separate by commas")
+    p_arena.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p_arena.add_argument("--seconds", type=float, default=None, help="hard's time budget per decision (default 2)")
+    p_arena.add_argument("--iterations", type=int, default=None, help="hard's iteration budget (default 2000)")
+    p_arena.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     p_rep = sub.add_parser("replay", help="replay a game record and print its log")
     p_rep.add_argument("file", help="a JSON game record")
     p_rep.add_argument("--lang", choices=engine.LANGS, default="de")
@@ -361,6 +374,35 @@ def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
     return 1 if problems and not repair else 0
 
 
+def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, option_items: Sequence[str],
+          as_json: bool, progress: bool, seconds: float | None = None, iterations: int | None = None,
+          out: TextIO | None = None) -> int:
+    """Bots play each other with rotating seats; print each bot's win rate (Wilson 95 %), score, placing, speed."""
+    from ludothek.bots.arena import arena_bot, format_table, known_bots, run_arena
+
+    out = out or sys.stdout
+    names = [n.strip() for n in bot_list.split(",") if n.strip()]
+    if games < 1:
+        raise SystemExit("ludothek: --games must be at least 1")
+    template = _new_state(game_id, players, option_items)
+    known = known_bots(game_id)
+    unknown = [n for n in names if n not in known]
+    if not names or unknown:
+        raise SystemExit(f"ludothek: --bots names bots from {', '.join(known)}, not {bot_list!r}")
+
+    def factory(name: str) -> Bot:
+        if name == "hard" and (seconds is not None or iterations is not None):
+            from ludothek.bots.ismcts import IsmctsBot
+
+            return IsmctsBot(seconds=seconds if seconds is not None else 2.0,
+                             iterations=iterations if iterations is not None else 2000)
+        return arena_bot(game_id, name)
+
+    report = run_arena(game_id, names, players, games, seed, template.options, factory=factory, progress=progress)
+    print(json.dumps(report) if as_json else format_table(report), file=out)
+    return 0
+
+
 def list_games(out: TextIO | None = None) -> int:
     out = out or sys.stdout
     for gid in engine.games():
@@ -382,6 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps(stats))
         return 0
+    if args.command == "arena":
+        return arena(args.game, args.bots, args.players, args.games, args.seed, args.options, args.json,
+                     progress=not args.no_progress, seconds=args.seconds, iterations=args.iterations)
     if args.command == "replay":
         return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
     if args.command == "serve":

@@ -30,7 +30,26 @@ class RandomBot:
         return rng.choice(state.legal_actions())
 
 
-BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot}
+def _easy() -> Bot:
+    from .greedy import EasyBot
+
+    return EasyBot()
+
+
+def _medium() -> Bot:
+    from .greedy import MediumBot
+
+    return MediumBot()
+
+
+def _hard() -> Bot:
+    from .ismcts import IsmctsBot
+
+    return IsmctsBot()
+
+
+#: The bots by their stable names (the lobby and the command line offer these).
+BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "easy": _easy, "medium": _medium, "hard": _hard}
 
 
 def make_bot(name: str = "random") -> Bot:

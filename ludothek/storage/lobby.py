@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from ludothek import engine as eng
-from ludothek.bots import make_bot
 from ludothek.engine import InvalidOptions
 
 from .accounts import AccountStore
@@ -30,6 +29,9 @@ from .timecontrol import DAY, TimeControl, absences, clock_json_of, parse_time_c
 from .tracked import Tracked
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
+#: The bots a seat may have.  `hard` thinks for about 2 s per decision: it is offered once bot turns
+#: run in a worker process of their own (issue 11), so that its thinking never slows anyone's move.
+PORTAL_BOTS = ("random", "easy", "medium")
 
 
 class LobbyStore(AccountStore):
@@ -82,10 +84,9 @@ class LobbyStore(AccountStore):
                 rows.append({"seat": i, "kind": "open", "user_id": None, "bot": None})
             elif kind == "bot":
                 bot = str(s.get("bot") or "random")
-                try:
-                    make_bot(bot)
-                except KeyError as exc:
-                    raise BadRequest(str(exc.args[0])) from None
+                if bot not in PORTAL_BOTS:
+                    raise BadRequest(f"seat {i + 1}: the bots offered here are {', '.join(PORTAL_BOTS)}",
+                                     code_key="bad_bot")
                 rows.append({"seat": i, "kind": "bot", "user_id": None, "bot": bot})
             else:
                 other = self.user_by_name(str(s.get("user") or ""))

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ludothek import engine as eng
-from ludothek.bots import make_bot
+from ludothek.bots.fallback import safe_bot
 from ludothek.engine import CHANCE, TERMINAL, IllegalAction, State
 
 from .base import CHANCE_RNG
@@ -311,7 +311,8 @@ class PlayStore(LobbyStore):
             if tracked is None or info.status != "running" or not info.is_bot_seat(info.to_move):
                 return False
             seat_info = next(s for s in info.seats if s.seat == info.to_move)
-            action = make_bot(seat_info.bot or "random").choose(tracked.state, CHANCE_RNG)
+            # Behind the fallback chain: a bot that fails or overruns gives way to medium, then random.
+            action = safe_bot(seat_info.bot or "random").choose(tracked.state, CHANCE_RNG)
             seq = info.seq
         # StaleMove: someone else (another server) moved first; the caller looks again.
         with contextlib.suppress(StaleMove):

@@ -211,3 +211,14 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
                  "/api/games/{game_id}/record", "/api/games/{game_id}/join", "/api/tokens"):
         assert path in schema["paths"]
     assert client.get("/docs").status_code == 200
+
+
+def test_seats_take_the_bots_the_portal_offers(client: TestClient) -> None:
+    h = api_user(client, "alice")
+    for bot in ("random", "easy", "medium"):
+        seats = [{"kind": "me"}, {"kind": "bot", "bot": bot}]
+        r = client.post("/api/games", json={"game": "toypig", "players": 2, "seats": seats}, headers=h)
+        assert r.status_code == 201, r.text
+        assert r.json()["seats"][0]["bot"] in (bot, None) or r.json()["seats"][1]["bot"] in (bot, None)
+    refused(client, "POST", "/api/games", 400, "bots offered here", headers=h,
+            json={"game": "toypig", "players": 2, "seats": [{"kind": "me"}, {"kind": "bot", "bot": "hard"}]})

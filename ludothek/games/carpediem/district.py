@@ -33,7 +33,7 @@ class Feature:
 class District:
     """The tiles built by one player, with what is complete and which frame goals are met."""
 
-    __slots__ = ("board", "cells", "comp", "counts", "features", "frame", "goals_done", "orient", "placed")
+    __slots__ = ("_open", "board", "cells", "comp", "counts", "features", "frame", "goals_done", "orient", "placed")
 
     def __init__(self, comp: ComponentSet, board: str, frame: list[str]):
         self.comp = comp
@@ -45,6 +45,8 @@ class District:
         self.goals_done: list[tuple[int, int]] = []  # (side, goal index)
         self.counts: dict[str, int] = {}
         self.placed = 0
+        #: The frontier with each cell's needed labels (see `_needs`), until the next build.
+        self._open: list[tuple[int, list[tuple[int, str]]]] | None = None
 
     def copy(self) -> District:
         other = District.__new__(District)
@@ -57,6 +59,7 @@ class District:
         other.goals_done = list(self.goals_done)
         other.counts = dict(self.counts)
         other.placed = self.placed
+        other._open = self._open  # never changed in place: a build replaces it
         return other
 
     # ----- queries ---------------------------------------------------------------
@@ -111,12 +114,41 @@ class District:
                         break
         return out
 
+    def _needs(self, cell: int) -> list[tuple[int, str]]:
+        """The half-edge labels a tile on ``cell`` must show: (half, label) for the frame and built neighbours.
+
+        The same test as `_matches`, but worked out once per cell rather than
+        once per orientation: `placements` is the engine's hottest loop.
+        """
+        nbs = NEIGHBOURS[cell]
+        needs: list[tuple[int, str]] = []
+        for side in range(4):
+            n = nbs[side]
+            a, b = 2 * side, 2 * side + 1
+            if n is None:
+                needs.append((a, MEADOW))
+                needs.append((b, MEADOW))
+                continue
+            other = self.orient[n]
+            if other is not None:
+                needs.append((a, other.labels[FACING[a]]))
+                needs.append((b, other.labels[FACING[b]]))
+        return needs
+
     def placements(self, tile: Tile) -> list[tuple[int, int]]:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
         out = []
-        for cell in self.frontier():
-            for orient in tile.orientations:
-                if self._matches(orient, cell):
+        orients = tile.orientations
+        open_cells = self._open
+        if open_cells is None:
+            open_cells = self._open = [(cell, self._needs(cell)) for cell in self.frontier()]
+        for cell, needs in open_cells:
+            for orient in orients:
+                labels = orient.labels
+                for half, label in needs:
+                    if labels[half] != label:
+                        break
+                else:
                     out.append((cell, orient.rotation))
         return out
 
@@ -130,6 +162,7 @@ class District:
         assert orient is not None
         self.cells[cell] = (tile.id, rotation)
         self.orient[cell] = orient
+        self._open = None
         self.placed += 1
         done: list[Feature] = []
         seen: set[tuple[int, int]] = set()

@@ -29,6 +29,7 @@ def resample(state: CarpeDiemState, seat: int | None, rng: random.Random) -> Car
         pool += other.fdrawn
     hidden_bottom = [i for i, (_, who) in enumerate(other.fbottom) if who != seat]
     pool += [other.fbottom[i][0] for i in hidden_bottom]
+    pool.sort()  # the same multiset gives the same deal, whatever the true hidden order was
     rng.shuffle(pool)
     deck_size = sum(other.fdeck.values())
     other.fdeck = dict.fromkeys(other.fdeck, 0)
@@ -42,7 +43,7 @@ def resample(state: CarpeDiemState, seat: int | None, rng: random.Random) -> Car
         other.fdrawn, rest = rest[: len(other.fdrawn)], rest[len(other.fdrawn):]
     for i in hidden_bottom:
         other.fbottom[i] = (rest.pop(0), other.fbottom[i][1])
-    spare = other.light_left + other.dark_left
+    spare = sorted(other.light_left + other.dark_left)
     for s, p in enumerate(other.players):
         if s != seat and p.stored and spare:
             p.stored = [rng.choice(spare) for _ in p.stored]

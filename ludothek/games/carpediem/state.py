@@ -97,6 +97,7 @@ class CarpeDiemState(State):
     def clone(self) -> CarpeDiemState:
         other = CarpeDiemState.__new__(CarpeDiemState)
         other.__dict__.update(self.__dict__)
+        other.__dict__.pop("_memo_legal", None)  # a copy may be changed in place (resample_hidden)
         other._history = list(self._history)
         other.options = dict(self.options)
         other.players = [p.copy() for p in self.players]
@@ -182,6 +183,29 @@ class CarpeDiemState(State):
         return self.actor
 
     def legal_actions(self) -> list[str]:
+        """The legal actions, built afresh; the next move's check reuses them (see `_memo_legal_now`)."""
+        legal = self._legal_actions()
+        history = self._history
+        self._memo_legal = (len(history), history[-1] if history else None, self.stage, frozenset(legal))
+        return legal
+
+    def _memo_legal_now(self) -> frozenset[str] | None:
+        """The legal actions a bot or player just asked for, if still for this position.
+
+        A bot asks for the list and then plays one of it, which is checked
+        against the same list: building it once saves a third of the engine's
+        time.  The memo is keyed by the history's length and last entry (each
+        applied action appends a new entry object) and the stage.
+        """
+        memo = self.__dict__.get("_memo_legal")
+        history = self._history
+        if (memo is not None and memo[0] == len(history) and memo[1] is (history[-1] if history else None)
+                and memo[2] == self.stage):
+            legal: frozenset[str] = memo[3]
+            return legal
+        return None
+
+    def _legal_actions(self) -> list[str]:
         st = self.stage
         if st == "end":
             return []
@@ -285,7 +309,11 @@ class CarpeDiemState(State):
                 if orient is not None and self.players[self.actor].district.fits(orient, cell):
                     return
             raise IllegalAction(self.explain_illegal(action))
-        super()._validate(action)
+        legal = self._memo_legal_now()
+        if legal is None:
+            super()._validate(action)
+        elif action not in legal:
+            raise IllegalAction(self.explain_illegal(action))
 
     def explain_illegal(self, action: str) -> str:
         if self.stage == "end":

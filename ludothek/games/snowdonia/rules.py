@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, SeatResult, ranks_from_keys
+from ludothek.engine import CHANCE, TERMINAL, IllegalAction, SeatResult, ranks_from_keys
 
 from . import notation, view
 from .base import new_player
@@ -114,11 +114,47 @@ class SnowdoniaState(EffectsMixin):
             return []
         if self.chance is not None:
             return [a for a, _ in self.chance_outcomes()]
-        return self.decision_options()
+        return list(self._options())
+
+    def _options(self) -> tuple[str, ...]:
+        """The current decision's options, built once per decision (the same decision object).
+
+        `_ask` builds them to spot a forced choice, the player or bot asks, and
+        the move is checked against them: computing them once is a third of
+        the engine's time.  The memo is keyed by the identity of
+        ``self.decision``, which `_apply` replaces at every step.
+        """
+        memo = self.__dict__.get("_memo_options")
+        decision = self.decision
+        if memo is not None and memo[0] is decision:
+            return memo[1]
+        options = tuple(self.decision_options())
+        self._memo_options = (decision, options)
+        return options
+
+    def _validate(self, action: str) -> None:
+        if self.over:
+            raise IllegalAction(self.explain_illegal(action))
+        if self.chance is not None:
+            ok = any(a == action for a, _ in self.chance_outcomes())
+        else:
+            ok = action in self._options()
+        if not ok:
+            raise IllegalAction(self.explain_illegal(action))
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         if self.chance is None:
             return []
+        memo = self.__dict__.get("_memo_chance")
+        chance = self.chance
+        if memo is not None and memo[0] is chance:
+            return list(memo[1])
+        outcomes = self._chance_outcomes()
+        self._memo_chance = (chance, tuple(outcomes))
+        return outcomes
+
+    def _chance_outcomes(self) -> list[tuple[str, float]]:
+        assert self.chance is not None
         kind = self.chance[0]
         counts: dict[str, int]
         if kind == "track":
@@ -336,7 +372,7 @@ class SnowdoniaState(EffectsMixin):
     def _ask(self, kind: str, seat: int, **extra: Any) -> bool:
         """Ask ``seat`` for a decision if it has a real choice; False when it has none."""
         self.decision = {"kind": kind, "seat": seat, **extra}
-        options = self.decision_options()
+        options = list(self._options())
         trivial = {"take": ["take:nothing"], "take_two": ["take:nothing"], "work": ["work:nothing"],
                    "convert_stone": ["convert:0"], "convert_steel": ["convert:0"]}
         if not options or options == trivial.get(kind) or options == ["pass"]:

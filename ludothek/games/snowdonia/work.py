@@ -14,8 +14,16 @@ from .components import CUBES
 
 
 def cube_combo_name(counts: dict[str, int]) -> str:
-    parts = [c for c in CUBES for _ in range(counts.get(c, 0))]
-    return "+".join(parts) if parts else "nothing"
+    key = tuple(counts.get(c, 0) for c in CUBES)
+    name = _COMBO_NAMES.get(key)
+    if name is None:
+        parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
+        name = _COMBO_NAMES[key] = "+".join(parts) if parts else "nothing"
+    return name
+
+
+#: Names of cube combinations already built: the stock yard asks for the same few again and again.
+_COMBO_NAMES: dict[tuple[int, ...], str] = {}
 
 
 def parse_cube_combo(text: str) -> dict[str, int] | None:

@@ -1,0 +1,42 @@
+"""Bots: a short arena per game (medium and a reduced-budget hard against random), printed as tables.
+
+The long runs whose figures ``docs/bots.md`` reports use ``ludothek arena``
+directly; this keeps ``make bench`` short (a few games, small budgets).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ludothek.bots import Bot, make_bot
+from ludothek.bots.arena import format_table, run_arena
+from ludothek.bots.ismcts import IsmctsBot
+
+Row = tuple[str, float, str, str]
+
+#: (game, games of medium vs random, games of hard vs random)
+PLAN = (("machikoro", 10, 4), ("rolltheages", 10, 4), ("carpediem", 4, 2), ("snowdonia", 4, 2))
+
+
+def _factory(name: str) -> Bot:
+    if name == "hard":
+        return IsmctsBot(seconds=0.1, iterations=100)
+    return make_bot(name)
+
+
+def run() -> list[Row]:
+    rows: list[Row] = []
+    for game, medium_games, hard_games in PLAN:
+        for bot, games in (("medium", medium_games), ("hard", hard_games)):
+            report = run_arena(game, [bot, "random"], players=2, games=games, seed=1, factory=_factory)
+            print(format_table(report), file=sys.stderr)
+            fig = report["bots"][0]
+            note = f"{games} games vs random, 2p, seed 1" + (", 0.1 s/100 iterations" if bot == "hard" else "")
+            rows.append((f"{game} {bot} win rate vs random", 100 * fig["win_rate"], "%", note))
+            rows.append((f"{game} {bot} decision p95", fig["decision_ms"]["p95"], "ms", "one core, shared machine"))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)

@@ -1,0 +1,166 @@
+"""The bots of every strength: legal moves everywhere, no peeking, the fallback chain, strategies found by game."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from ludothek import engine
+from ludothek.bots import BOTS, Bot, RandomBot, make_bot, play_to_end
+from ludothek.bots.fallback import SafeBot, safe_bot
+from ludothek.bots.greedy import EasyBot, MediumBot
+from ludothek.bots.ismcts import IsmctsBot
+from ludothek.bots.strategy import GENERIC, strategy_for
+from ludothek.engine import CHANCE, State, sample_chance
+from tests.engine.toygame import GAME as TOY
+
+engine.register(TOY)
+
+GAMES = ["machikoro", "rolltheages", "snowdonia", "carpediem", "toypig"]
+
+
+def small_bots() -> dict[str, Bot]:
+    """Every strength with budgets small enough for tests, and no clock (seed alone decides)."""
+    return {
+        "random": RandomBot(),
+        "easy": EasyBot(),
+        "medium": MediumBot(max_actions=12, samples=2),
+        "hard": IsmctsBot(seconds=None, iterations=12, rollout_depth=4),
+    }
+
+
+def positions(game_id: str, count: int, seed: int) -> list[State]:
+    """Decision positions reached by random play from a seed (copies, taken along the way)."""
+    rng = random.Random(seed)
+    state = engine.load(game_id).new_state(2)
+    found: list[State] = []
+    steps = 0
+    while not state.is_terminal() and len(found) < count:
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply_action(sample_chance(state, rng))
+            continue
+        if len(state.legal_actions()) > 1 and rng.random() < 0.25:
+            found.append(state.clone())
+        state.apply_action(rng.choice(state.legal_actions()))
+        steps += 1
+    return found
+
+
+def test_the_stable_names_exist() -> None:
+    assert {"random", "easy", "medium", "hard"} <= set(BOTS)
+    for name in ("easy", "medium", "hard"):
+        assert make_bot(name).name == name
+    with pytest.raises(KeyError, match="known"):
+        make_bot("grandmaster")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_bot_returns_a_legal_action(game_id: str) -> None:
+    bots = small_bots()
+    for seed in range(2):
+        for state in positions(game_id, 3, seed):
+            for name, bot in bots.items():
+                before = state.snapshot()
+                action = bot.choose(state, random.Random(seed))
+                assert action in state.legal_actions(), (game_id, name, action)
+                assert state.snapshot() == before, f"{name} changed the state it was shown"
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_no_bot_peeks(game_id: str) -> None:
+    """Same seed, same own view: the same decision on the state and on re-dealt copies of its hidden parts."""
+    bots = small_bots()
+    checked = 0
+    for state in positions(game_id, 4, 7):
+        seat = state.current_player()
+        copies = [state.resample_hidden(seat, random.Random(k)) for k in range(2)]
+        copies = [c for c in copies if c is not None] or [state.clone()]
+        for c in copies:
+            assert c.view(seat) == state.view(seat)
+        for name, bot in bots.items():
+            expected = bot.choose(state, random.Random(11))
+            for c in copies:
+                assert bot.choose(c, random.Random(11)) == expected, (game_id, name)
+                checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_has_its_strategy(game_id: str) -> None:
+    strategy = strategy_for(game_id)
+    if game_id == "toypig":
+        assert strategy is GENERIC  # a game without a strategy module still gets bots
+    else:
+        assert strategy is not GENERIC
+    state = positions(game_id, 1, 3)[0]
+    assert isinstance(strategy.evaluate(state, 0), float | int)
+
+
+@pytest.mark.parametrize("game_id", ["machikoro", "rolltheages"])
+def test_medium_beats_random_mostly(game_id: str) -> None:
+    wins = 0.0
+    for g in range(6):
+        state = engine.load(game_id).new_state(2)
+        me = g % 2
+        bots: list[Bot] = [RandomBot(), RandomBot()]
+        bots[me] = MediumBot()
+        play_to_end(state, bots, random.Random(g))
+        wins += state.returns()[me]
+    assert wins >= 5
+
+
+def test_hard_is_deterministic_without_a_clock() -> None:
+    state = positions("machikoro", 2, 5)[-1]
+    bot = IsmctsBot(seconds=None, iterations=30)
+    assert bot.choose(state, random.Random(2)) == bot.choose(state, random.Random(2))
+
+
+class Raising:
+    name = "raising"
+    budget = 0.05
+
+    def choose(self, state: State, rng: random.Random) -> str:
+        raise RuntimeError("boom")
+
+
+class Slow:
+    name = "slow"
+    budget = 0.01
+
+    def choose(self, state: State, rng: random.Random) -> str:
+        time.sleep(0.5)
+        return state.legal_actions()[0]
+
+
+class Illegal:
+    name = "illegal"
+    budget = 0.05
+
+    def choose(self, state: State, rng: random.Random) -> str:
+        return "no such action"
+
+
+@pytest.mark.parametrize("broken", [Raising(), Slow(), Illegal()])
+def test_a_failing_bot_falls_back_to_medium_and_is_logged(broken: Bot, caplog: pytest.LogCaptureFixture) -> None:
+    state = positions("machikoro", 1, 1)[0]
+    bot = SafeBot([broken, MediumBot()], budgets=[broken.budget, 5.0])  # type: ignore[attr-defined]
+    action = bot.choose(state, random.Random(1))
+    assert action in state.legal_actions()
+    assert bot.decided_by == "medium"
+    assert "falling back" in caplog.text
+
+
+def test_random_is_the_last_resort() -> None:
+    state = positions("rolltheages", 1, 1)[0]
+    bot = SafeBot([Raising(), Illegal()])
+    assert bot.choose(state, random.Random(1)) in state.legal_actions()
+    assert bot.decided_by == "random"
+
+
+def test_safe_bot_by_name_plays_a_whole_game() -> None:
+    state = engine.load("toypig").new_state(2)
+    play_to_end(state, [safe_bot("easy"), safe_bot("medium")], random.Random(3))
+    assert state.is_terminal()
