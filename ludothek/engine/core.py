@@ -223,6 +223,36 @@ class Game(ABC):
         labels = opt.value_labels.get(value)
         return labels.get(lang, value) if labels else value
 
+    def _package_file(self, *parts: str) -> str | None:
+        """A text file shipped in the game's own package, or None; games bring their own help."""
+        import importlib.resources
+        import sys
+
+        module = sys.modules.get(type(self).__module__)
+        package = getattr(module, "__package__", None) or type(self).__module__
+        try:
+            path = importlib.resources.files(package).joinpath(*parts)
+            return path.read_text(encoding="utf-8") if path.is_file() else None
+        except (ModuleNotFoundError, FileNotFoundError):
+            return None
+
+    def rules_markdown(self, lang: str) -> str | None:
+        """The rules page in ``lang`` as Markdown (``rulebook/<lang>.md`` in the game package), or None.
+
+        Each ``## `` section may hold a short version, then a line ``+++``, then the long version;
+        the portal renders it without knowing anything about the game.
+        """
+        if lang not in LANGS:
+            return None
+        return self._package_file("rulebook", f"{lang}.md")
+
+    def about(self) -> dict[str, Any]:
+        """Box facts for the game page (``about.json`` in the game package): players, time, people, BGG id."""
+        import json
+
+        text = self._package_file("about.json")
+        return dict(json.loads(text)) if text else {}
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -27,7 +27,7 @@ from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
 
-from . import account, api, notify, pages
+from . import account, api, helppages, notify, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .connections import with_request_deadline
@@ -125,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
     app.include_router(api.router)
+    app.include_router(helppages.router)  # before pages: /games/<kind> must not meet /games/{game_id}
     app.include_router(pages.router)
     app.include_router(account.router)
     app.include_router(notify.pages)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import catalogs
+
 LANGS = ("de", "en")
 
 TEXTS: dict[str, dict[str, str]] = {
@@ -189,9 +191,43 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def t(key: str, lang: str, **params: Any) -> str:
-    """The text for ``key`` in ``lang`` with ``{params}`` filled in."""
-    entry = TEXTS.get(key)
-    text = key if entry is None else entry.get(lang) or entry["en"]
+    """The text for ``key`` in ``lang`` with ``{params}`` filled in.
+
+    The gettext catalogue (`catalogs`) comes first; `TEXTS` is the fallback for keys added since the
+    last ``python -m ludothek.devtools.po_import``, then English, then the key itself.
+    """
+    text = catalogs.lookup(key, lang)
+    if text is None:
+        entry = TEXTS.get(key)
+        text = key if entry is None else entry.get(lang) or entry.get("en") or catalogs.lookup(key, "en") or key
+    return _fill(text, params)
+
+
+def tn(key: str, n: int, lang: str, **params: Any) -> str:
+    """The plural form of ``key`` for the count ``n`` in ``lang``; ``{n}`` and ``{params}`` filled in.
+
+    Catalogue first (``msgstr[i]`` by the language's plural rule); the fallback is
+    ``TEXTS["key#one"]`` / ``TEXTS["key#other"]`` (CLDR categories through Babel), then `t`.
+    """
+    params = {"n": n, **params}
+    text = catalogs.lookup_plural(key, n, lang)
+    if text is None:
+        category = _plural_category(n, lang)
+        for candidate in (f"{key}#{category}", f"{key}#other"):
+            entry = TEXTS.get(candidate)
+            if entry is not None:
+                text = entry.get(lang) or entry.get("en")
+                break
+    return _fill(text, params) if text is not None else t(key, lang, **params)
+
+
+def _plural_category(n: int, lang: str) -> str:
+    from babel import Locale
+
+    return str(Locale.parse(lang).plural_form(abs(n)))
+
+
+def _fill(text: str, params: Mapping[str, Any]) -> str:
     if params:
         try:
             return text.format(**params)
@@ -239,8 +275,8 @@ TEXTS.update({
         "en": "Password changed. Every other login and every API token has ended.",
     },
     "sessions_title": {"de": "Anmeldungen", "en": "Logins"},
-    "sessions_one": {"de": "Du bist in einem Browser angemeldet.", "en": "You are logged in in one browser."},
-    "sessions_many": {"de": "Du bist in {n} Browsern angemeldet.", "en": "You are logged in in {n} browsers."},
+    "sessions_count#one": {"de": "Du bist in einem Browser angemeldet.", "en": "You are logged in in one browser."},
+    "sessions_count#other": {"de": "Du bist in {n} Browsern angemeldet.", "en": "You are logged in in {n} browsers."},
     "logout_everywhere": {"de": "Überall abmelden", "en": "Log out everywhere"},
     "logout_everywhere_note": {
         "de": "Beendet jede Anmeldung in jedem Browser, auch diese, und widerruft alle API-Tokens.",
@@ -275,8 +311,8 @@ TEXTS.update({
         "en": "A vacation lasts more than 0 and at most 30 days, and starts now or within a year.",
     },
     "tc_none": {"de": "Keine (wie auf Yucata)", "en": "None (as on Yucata)"},
-    "tc_move_one": {"de": "{n} Tag pro Zug", "en": "{n} day per move"},
-    "tc_move_many": {"de": "{n} Tage pro Zug", "en": "{n} days per move"},
+    "tc_move#one": {"de": "{n} Tag pro Zug", "en": "{n} day per move"},
+    "tc_move#other": {"de": "{n} Tage pro Zug", "en": "{n} days per move"},
     "tc_bank": {
         "de": "Zeitkonto: {start} Tage, +{add} pro Zug, höchstens {most}",
         "en": "Time bank: {start} days, +{add} per move, at most {most}",
@@ -310,6 +346,32 @@ TEXTS.update({
     "vacation_current": {"de": "Urlaub vom {starts} bis {ends}", "en": "Vacation from {starts} to {ends}"},
 })
 
+# Help at hand: game pages and rules pages (ludothek/portal/helppages.py).
+TEXTS.update({
+    "err_unknown_game": {"de": "Ein Spiel „{game}“ gibt es hier nicht.", "en": "There is no game “{game}” here."},
+    "games_all": {"de": "Alle Spiele", "en": "All games"},
+    "rules": {"de": "Spielregeln", "en": "Rules"},
+    "rules_of": {"de": "Spielregeln: {title}", "en": "Rules: {title}"},
+    "rules_help": {"de": "Spielregeln (öffnet in neuem Tab)", "en": "Rules (opens in a new tab)"},
+    "rules_show": {"de": "Zeige", "en": "Show"},
+    "rules_short": {"de": "nur Kurzfassung", "en": "short version only"},
+    "rules_long": {"de": "nur ausführliche Fassung", "en": "long version only"},
+    "rules_both": {"de": "ausführliche und Kurzfassung", "en": "long and short version"},
+    "rules_summary": {"de": "Kurzfassung", "en": "In short"},
+    "rules_contents": {"de": "Inhalt", "en": "Contents"},
+    "game_page": {"de": "Über das Spiel", "en": "About the game"},
+    "about_players": {"de": "Spieler", "en": "Players"},
+    "about_duration": {"de": "Dauer", "en": "Playing time"},
+    "about_minutes": {"de": "{minutes} Minuten", "en": "{minutes} minutes"},
+    "about_age": {"de": "Alter", "en": "Age"},
+    "about_age_from": {"de": "ab {age} Jahren", "en": "{age} and up"},
+    "about_designer": {"de": "Autor", "en": "Designer"},
+    "about_illustrator": {"de": "Illustration", "en": "Illustrator"},
+    "about_publisher": {"de": "Verlag", "en": "Publisher"},
+    "about_bgg": {"de": "BoardGameGeek", "en": "BoardGameGeek"},
+    "recent_games": {"de": "Letzte Partien", "en": "Recent games"},
+    "no_recent_games": {"de": "Noch keine Partien.", "en": "No games yet."},
+})
 
 #: E-mail, notification settings, mail links, password reset and the mails themselves (issue 9).
 TEXTS.update({

@@ -37,7 +37,7 @@ from .gameview import breakdown_table, game_summary, log_lines, seat_context, se
 from .hardening import local_path
 from .hyphenate import soft_hyphens
 from .i18n import pick as pick_text
-from .i18n import t
+from .i18n import t, tn
 from .sessions import csrf_ok
 
 router = APIRouter(include_in_schema=False)
@@ -58,6 +58,7 @@ class LoginNeeded(StoreError):
 def setup_templates(templates: Jinja2Templates) -> None:
     env = templates.env
     env.globals["t"] = t
+    env.globals["tn"] = tn
     env.globals["time_controls"] = time_control_choices
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
     env.filters["num"] = format_number
@@ -104,6 +105,7 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "csrf": session_of(request).csrf,
         "path": request.url.path,
         "tr": lambda key, **kw: t(key, lang, **kw),
+        "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
         "pick": lambda texts: pick_text(texts, lang),
         "waiting": _waiting(request, user),
     }
@@ -400,7 +402,7 @@ def time_control_choices(lang: str) -> list[tuple[str, str]]:
     from ludothek.storage.timecontrol import MOVE_DAYS
 
     out = [("none", t("tc_none", lang))]
-    out += [(f"move:{d}", t("tc_move_one" if d == 1 else "tc_move_many", lang, n=d)) for d in MOVE_DAYS]
+    out += [(f"move:{d}", tn("tc_move", d, lang)) for d in MOVE_DAYS]
     out += [(f"bank:{a}+{b}/{c}", t("tc_bank", lang, start=a, add=b, most=c)) for a, b, c in ((3, 1, 14), (7, 1, 21))]
     return out
 

@@ -20,6 +20,7 @@ combines them; import it and the info types from here.
 
 from __future__ import annotations
 
+from .catalog import CatalogStore
 from .clocks import ClockStore
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, token_hash
 from .notify_prefs import NotifyStore
@@ -30,5 +31,5 @@ from .tracked import Tracked
 __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", "aware", "token_hash"]
 
 
-class Store(NotifyStore, OutboxStore, SessionStore, ClockStore):
+class Store(NotifyStore, OutboxStore, SessionStore, ClockStore, CatalogStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ludothek.engine import pick, seat_name
+from ludothek.engine.plural import plural
 
 from .components import (
     DEVELOPMENT_BY_ID,
@@ -208,8 +209,8 @@ def _done_text(state: RollState, who: str, lang: str) -> str:
         if state.workers:
             return _t(
                 lang,
-                f"{who} beendet das Bauen ({state.workers} Arbeiter verfallen).",
-                f"{who} stops building ({state.workers} workers unused).",
+                f"{who} beendet das Bauen ({plural(state.workers, 'de', '{n} Arbeiter verfällt', '{n} Arbeiter verfallen')}).",
+                f"{who} stops building ({plural(state.workers, 'en', '{n} worker unused', '{n} workers unused')}).",
             )
         return _t(lang, f"{who} beendet das Bauen.", f"{who} stops building.")
     if phase == "buy":
@@ -233,7 +234,9 @@ def event_text(event: dict[str, Any], lang: str) -> str:
             notes.append(_t(lang, f"+{bonus} Stein durch Steinbruch", f"+{bonus} stone from Quarrying"))
         extra = f" ({'; '.join(notes)})" if notes else ""
         return _t(
-            lang, f"{who} erhält {event['count']} Waren: {got}{extra}.", f"{who} collects {event['count']} goods: {got}{extra}."
+            lang,
+            f"{who} erhält {plural(event['count'], 'de', '{n} Ware', '{n} Waren')}: {got}{extra}.",
+            f"{who} collects {plural(event['count'], 'en', '{n} good', '{n} goods')}: {got}{extra}.",
         )
     if kind == "food":
         lost = event["count"] - event["gained"]
@@ -260,8 +263,8 @@ def event_text(event: dict[str, Any], lang: str) -> str:
         order = _t(lang, "als Erster", "first") if event["first"] else _t(lang, "später", "later")
         return _t(
             lang,
-            f"{who} vollendet {name} {order}: {event['points']} Punkte.",
-            f"{who} completes the {name} {order}: {event['points']} points.",
+            f"{who} vollendet {name} {order}: {plural(event['points'], 'de', '{n} Punkt', '{n} Punkte')}.",
+            f"{who} completes the {name} {order}: {plural(event['points'], 'en', '{n} point', '{n} points')}.",
         )
     if kind == "end":
         return _t(lang, "Das Spiel ist zu Ende.", "The game is over.")

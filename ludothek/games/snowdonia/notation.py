@@ -164,8 +164,9 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
     if verb == "convert":
         kind = state.decision["kind"] if state.decision else ""
         if kind == "convert_stone":
-            return f"{who} tauscht {arg}× 2 Geröll gegen Stein." if de else f"{who} converts 2 rubble to stone {arg} times."
-        return f"{who} tauscht {arg}× 2 Erz gegen Stahl." if de else f"{who} converts 2 iron to steel {arg} times."
+            return (f"{who} tauscht {arg}× 2 Geröll gegen Stein." if de
+                    else f"{who} converts 2 rubble to stone {_times(int(arg))}.")
+        return f"{who} tauscht {arg}× 2 Erz gegen Stahl." if de else f"{who} converts 2 iron to steel {_times(int(arg))}."
     if verb == "move":
         src, _, dst = arg.partition(">")
         return f"{who} versetzt den Arbeiter von {src} nach {dst}." if de else f"{who} moves a worker from {src} to {dst}."
@@ -176,3 +177,8 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
             return f"{who} gibt die Lok zurück." if de else f"{who} gives the train back."
         return f"{who} wirft Auftrag #{arg} für die Wartung ab." if de else f"{who} discards contract #{arg} for maintenance."
     return action
+
+
+def _times(n: int) -> str:
+    """"once", "twice", "3 times" (English only; German writes "3×")."""
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")

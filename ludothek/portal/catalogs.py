@@ -1,0 +1,94 @@
+"""The portal's gettext catalogues (Babel): ``ludothek/portal/locale/<lang>/LC_MESSAGES/messages.po``.
+
+Message ids are the stable text keys (``new_game``, ``err_too_many_attempts`` ...), so templates and
+code keep calling ``t(key, lang)``.  A plural entry has ``msgid`` = ``msgid_plural`` = the key and one
+``msgstr[i]`` per plural form of the language; the form is chosen by the catalogue's ``Plural-Forms``
+header (from CLDR through Babel), so "1 worker" / "2 workers" and "1 Arbeiter" / "2 Arbeiter" come out
+right.  The ``.po`` files are read at first use and compiled in memory: no build step, no ``.mo``
+files to forget.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+DOMAIN = "messages"
+
+
+def po_path(lang: str) -> Path:
+    """Where the catalogue of ``lang`` lives in the source tree."""
+    return Path(str(resources.files("ludothek.portal"))) / "locale" / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def read_catalog(lang: str) -> Catalog:
+    """The catalogue of ``lang``, or an empty one with the language's plural rule."""
+    path = po_path(lang)
+    if not path.is_file():
+        return Catalog(locale=lang, domain=DOMAIN)
+    with path.open("rb") as fh:
+        return read_po(fh, locale=lang, domain=DOMAIN)
+
+
+def write_catalog(lang: str, catalog: Catalog) -> None:
+    path = po_path(lang)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalog.fuzzy = False  # a fuzzy header would be dropped when compiling, and its Plural-Forms with it
+    with path.open("wb") as fh:
+        write_po(fh, catalog, sort_output=True, width=110, omit_header=False)
+    translations.cache_clear()
+
+
+@cache
+def translations(lang: str) -> gettext.GNUTranslations | None:
+    """The compiled catalogue of ``lang`` (cached), or None without one."""
+    if not po_path(lang).is_file():
+        return None
+    buffer = io.BytesIO()
+    write_mo(buffer, read_catalog(lang))
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def lookup(key: str, lang: str) -> str | None:
+    """The singular text of ``key`` in ``lang``, or None when the catalogue lacks it."""
+    tr = translations(lang)
+    if tr is None:
+        return None
+    text = tr.gettext(key)
+    return None if text == key else text
+
+
+def lookup_plural(key: str, n: int, lang: str) -> str | None:
+    """The plural form of ``key`` for ``n`` in ``lang``, or None when the catalogue lacks it."""
+    tr = translations(lang)
+    if tr is None:
+        return None
+    text = tr.ngettext(key, key, n)
+    return None if text == key else text
+
+
+def plural_categories(lang: str) -> list[str]:
+    """The CLDR category ("one", "other" ...) of each gettext plural index of ``lang``'s catalogue.
+
+    Found by trying numbers against the catalogue's own ``Plural-Forms`` formula, so that a text written
+    per CLDR category (``TEXTS["key#one"]``) lands in the right ``msgstr[i]``.
+    """
+    from babel import Locale
+
+    catalog = read_catalog(lang)
+    formula = gettext.c2py(catalog.plural_expr)
+    locale = Locale.parse(lang)
+    categories: list[str | None] = [None] * catalog.num_plurals
+    for n in range(0, 1000):
+        index = formula(n)
+        if index < len(categories) and categories[index] is None:
+            categories[index] = locale.plural_form(n)
+    return [c or "other" for c in categories]

@@ -1,0 +1,179 @@
+"""Help at hand: a page per game kind (``/games/<kind>``) and its rules (``/games/<kind>/rules``).
+
+The portal knows no game's rules.  Each game package brings its own box facts
+(`Game.about`) and Markdown rules (`Game.rules_markdown`); this module only
+renders them.  Game kinds are addressed by their string id; the ``kind`` path
+converter matches only ids that start with a letter, so ``/games/123`` stays the
+page of a played game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.responses import Response
+
+from ludothek import engine as eng
+
+from .context import current_user, lang_of, portal_of
+from .gameview import game_summary
+from .i18n import LANGS, t, tn
+from .i18n import pick as pick_text
+
+#: A line of its own that separates a section's short version from its long version.
+SHORT_LONG_SEPARATOR = "+++"
+RULE_MODES = ("short", "long", "both")
+BGG_URL = "https://boardgamegeek.com/boardgame/{id}"
+
+
+class GameKindConvertor(Convertor[str]):
+    """A game kind such as ``machikoro``: lower-case, starting with a letter (never a numeric game id)."""
+
+    regex = "[a-z][a-z0-9_]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("kind", GameKindConvertor())
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(frozen=True)
+class RulesSection:
+    """One ``## `` section of a rules page: its title, and the short and long version as HTML."""
+
+    anchor: str
+    title: str
+    short: Markup
+    long: Markup
+
+
+@dataclass(frozen=True)
+class RulesPage:
+    title: str
+    intro: Markup
+    sections: tuple[RulesSection, ...]
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    # "commonmark" with tables; raw HTML stays off, so a rules file cannot inject markup.
+    return MarkdownIt("commonmark", {"html": False, "typographer": True}).enable("table")
+
+
+def render_markdown(text: str) -> Markup:
+    return Markup(_markdown().render(text))  # safe: markdown-it escapes raw HTML (html=False)
+
+
+def parse_rules(markdown: str) -> RulesPage:
+    """Split a rules file into its ``# `` title, intro and ``## `` sections (short ``+++`` long)."""
+    title, intro_lines = "", []
+    sections: list[tuple[str, list[str]]] = []
+    in_fence = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_fence = not in_fence
+        if not in_fence and line.startswith("# ") and not title and not sections:
+            title = line[2:].strip()
+        elif not in_fence and line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            intro_lines.append(line)
+    parsed = []
+    for index, (heading, lines) in enumerate(sections, start=1):
+        body = "\n".join(lines)
+        short, sep, long = body.partition(f"\n{SHORT_LONG_SEPARATOR}\n")
+        if not sep:
+            short, long = "", body
+        parsed.append(RulesSection(f"s{index}", heading, render_markdown(short.strip()),
+                                   render_markdown(long.strip())))
+    return RulesPage(title, render_markdown("\n".join(intro_lines).strip()), tuple(parsed))
+
+
+@cache
+def rules_page(kind: str, lang: str) -> RulesPage | None:
+    """The parsed rules of ``kind`` in ``lang`` (English if the game has none in ``lang``)."""
+    game = eng.load(kind)
+    text = game.rules_markdown(lang) or game.rules_markdown("en")
+    return parse_rules(text) if text else None
+
+
+def _game_or_none(kind: str) -> eng.Game | None:
+    try:
+        return eng.load(kind) if kind in eng.games() else None
+    except KeyError:
+        return None
+
+
+def _page_lang(request: Request, lang: str | None) -> str:
+    return lang if lang in LANGS else lang_of(request, current_user(request))
+
+
+def _render(request: Request, template: str, lang: str, status: int = 200, **ctx: Any) -> Response:
+    from .pages import render  # pages imports much; this module stays importable on its own
+
+    return render(request, template, current_user(request), status=status, lang=lang,
+                  tr=lambda key, **kw: t(key, lang, **kw),
+                  trn=lambda key, n, **kw: tn(key, n, lang, **kw), pick=lambda texts: pick_text(texts, lang), **ctx)
+
+
+def _unknown(request: Request, kind: str, lang: str) -> Response:
+    return _render(request, "error.html", lang, status=404, message=t("err_unknown_game", lang, game=kind))
+
+
+LangParam = Annotated[Literal["de", "en"] | None, Query(alias="lang", description="page language")]
+
+
+
+@router.get("/games", response_class=HTMLResponse)
+def game_index(request: Request, query_lang: LangParam = None) -> Response:
+    """Every game kind with links to its page and rules."""
+    lang = _page_lang(request, query_lang)
+    games = [eng.load(g) for g in eng.games()]
+    return _render(request, "games_index.html", lang, games=games)
+
+
+@router.get("/rules", response_class=HTMLResponse)
+def rules_index(request: Request, query_lang: LangParam = None) -> Response:
+    return game_index(request, query_lang)
+
+
+@router.get("/games/{kind:kind}", response_class=HTMLResponse)
+def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) -> Response:
+    """Box facts, links (rules, BoardGameGeek), recent games and a "new game" button."""
+    lang = _page_lang(request, query_lang)
+    game = _game_or_none(kind)
+    if game is None:
+        return _unknown(request, kind, lang)
+    about = game.about()
+    user = current_user(request)
+    recent = [game_summary(g, user, lang) for g in portal_of(request).store.recent_games(kind, 10)]
+    bgg = BGG_URL.format(id=about["bgg"]) if about.get("bgg") else None
+    return _render(request, "game_kind.html", lang, game=game, about=about, recent=recent, bgg=bgg,
+                   has_rules=game.rules_markdown(lang) is not None or game.rules_markdown("en") is not None)
+
+
+@router.get("/games/{kind:kind}/rules", response_class=HTMLResponse)
+def game_rules_page(request: Request, kind: str, query_lang: LangParam = None,
+                    mode: Annotated[Literal["short", "long", "both"], Query()] = "both") -> Response:
+    """The rules with Yucata's switch: the short version, the long version, or both side by side."""
+    lang = _page_lang(request, query_lang)
+    game = _game_or_none(kind)
+    page = rules_page(kind, lang) if game is not None else None
+    if game is None or page is None:
+        return _unknown(request, kind, lang)
+    return _render(request, "rules.html", lang, game=game, page=page, mode=mode, modes=RULE_MODES)
