@@ -118,7 +118,8 @@ def test_every_board_fits_and_is_screenshotted(browser: Any, shared_server: str,
             placeholders[game] = found
         if (extra := overflow(page)) > 0:
             too_wide[game] = extra
-    pages = {"home": "/", "new": "/new", "account": "/account", "missing": "/games/424242"}
+    pages = {"home": "/", "new": "/new", "account": "/account", "missing": "/games/424242", "rules": "/rules",
+             **{f"rules-{g}": f"/games/{g}/rules" for g in SETUPS}, **{f"about-{g}": f"/games/{g}" for g in SETUPS}}
     for name, path in pages.items():
         page.goto(shared_server + path)
         if (extra := overflow(page)) > 0:
