@@ -35,6 +35,7 @@ from .context import (
 )
 from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
 from .hardening import local_path
+from .hyphenate import soft_hyphens
 from .i18n import pick as pick_text
 from .i18n import t, tn
 from .pickers import board_pickers
@@ -62,6 +63,7 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals["time_controls"] = time_control_choices
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
     env.filters["num"] = format_number
+    env.filters["hyphenate"] = soft_hyphens
 
 
 def format_number(value: Any) -> str:
