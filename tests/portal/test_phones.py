@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ludothek import engine
 from tests.browser_support import new_game, register, shot
 from tests.portal.test_browser import api
 
@@ -205,7 +206,9 @@ def test_axe_finds_no_serious_problem(browser: Any, shared_server: str, midgame:
     page.context.close()
     page = user_page(browser, shared_server, "de", SIZES[size])
     urls = {"home": shared_server + "/", "new": shared_server + "/new", "account": shared_server + "/account",
-            "missing": shared_server + "/games/424242", **midgame}
+            "missing": shared_server + "/games/424242", **midgame,
+            **{f"rules-{g}": f"{shared_server}/games/{g}/rules" for g in engine.games() if g != "toypig"},
+            **{f"about-{g}": f"{shared_server}/games/{g}" for g in engine.games() if g != "toypig"}}
     for name, url in urls.items():
         page.goto(url)
         found[name] = serious_violations(page)
