@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import hashlib
 import os
@@ -13,7 +12,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -22,7 +21,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
-from ludothek.storage.store import UserInfo
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
@@ -31,7 +29,7 @@ from . import account, api, helppages, notify, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .connections import with_request_deadline
-from .context import GameId, Portal, bearer_token, portal_of
+from .context import GameId, Portal, portal_of
 from .hardening import SecurityHeaders
 from .limits import (
     DEFAULT_RULES,
@@ -43,8 +41,9 @@ from .limits import (
     raise_open_file_limit,
 )
 from .live import Hub, RedisHub
-from .sessions import COOKIE, SessionCodec
+from .sessions import SessionCodec
 from .settings import Settings
+from .sockets import admit, relay, release
 
 if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
     from ludothek.workers.mail import MailJob
@@ -174,85 +173,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 async def live_socket(websocket: WebSocket, game_id: int) -> None:
-    """Send ``{"type": "update", "seq": ...}`` whenever the game moves; the client fetches its own view.
-
-    Browsers must come from our own origin (a foreign page cannot listen with
-    the visitor's cookie); programs authenticate with ``?token=`` or a Bearer header.
-    """
+    """Send ``{"type": "update", "seq": ...}`` whenever the game moves; the client fetches its own view."""
+    admitted = await admit(websocket)
+    if admitted is None:
+        return
     portal = portal_of(websocket)
-    # The store is called directly, as in the API: short reads, and no thread pool contending for the GIL.
-    origin = websocket.headers.get("origin")
-    host = websocket.headers.get("host")
-    if origin is not None and host is not None and origin.split("://", 1)[-1] != host:
-        await websocket.close(code=1008)
-        return
+    queue = None
     try:
-        info = portal.store.game(game_id)
-    except StoreError:
-        await websocket.close(code=1008)
-        return
-    user: UserInfo | None = None
-    token = websocket.query_params.get("token") or bearer_token(websocket)
-    if token:
-        user = portal.store.user_by_token(token)
-    else:
-        session = portal.codec.load(websocket.cookies.get(COOKIE))
-        if session.sid is not None:
-            user = portal.store.session_user(session.sid)
-    if user is None:
-        # Live updates need a session or a token (a spectator who is not logged in reloads instead).
-        await websocket.close(code=1008, reason="log in to follow games live")
-        return
-    address = websocket.client.host if websocket.client else "?"
-    if not portal.sockets.open(user.id, address):
-        await websocket.close(code=1013, reason="too many live connections; close another tab")
-        return
-    try:
-        await websocket.accept()
-        await _follow(websocket, portal, game_id, info, user)
-    finally:
-        portal.sockets.close(user.id, address)
-
-
-async def _follow(websocket: WebSocket, portal: Any, game_id: int, info: Any, user: UserInfo) -> None:
-    """Forward the game's updates to an accepted socket until either side ends."""
-    queue = portal.hub.watch(game_id)
-    try:
-        await websocket.send_json(
-            {"type": "hello", "game": game_id, "seq": info.seq, "status": info.status,
-             "seat": info.seat_of(user.id) if user else None}
-        )
-        # One task forwards updates, one notices the client leaving; whichever ends first ends both.
-        # (A new task per update would cost several trips round the event loop for every move.)
-        tasks = {asyncio.create_task(_drain(websocket)), asyncio.create_task(_forward(websocket, queue))}
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+            # The store is called directly, as in the API: a short read, no thread pool contending for the GIL.
+            info = portal.store.game(game_id)
+        except StoreError:
+            await websocket.close(code=1008)
+            return
+        queue = portal.hub.watch(game_id)
+        user = admitted[0]
+        await relay(websocket, queue, {"type": "hello", "game": game_id, "seq": info.seq, "status": info.status,
+                                       "seat": info.seat_of(user.id)})
     finally:
-        portal.hub.unwatch(game_id, queue)
-        with contextlib.suppress(Exception):
-            await websocket.close()
-
-
-async def _forward(websocket: WebSocket, queue: asyncio.Queue[dict[str, Any]]) -> None:
-    """Send every update of the watched game as it arrives."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            await websocket.send_json(await queue.get())
-
-
-async def _drain(websocket: WebSocket) -> None:
-    """Read (and ignore) what the client sends, to notice when it goes away."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-        while True:
-            message: Any = await websocket.receive()
-            if message.get("type") == "websocket.disconnect":
-                return
+        if queue is not None:
+            portal.hub.unwatch(game_id, queue)
+        release(websocket, admitted)
 
 
 def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob:

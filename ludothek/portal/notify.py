@@ -9,12 +9,11 @@ and changes nothing.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
@@ -29,7 +28,7 @@ from .gameview import game_summary
 from .i18n import t
 from .live import Hub
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
-from .sessions import COOKIE
+from .sockets import admit, relay, release
 
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api", tags=["notifications"])
@@ -334,61 +333,19 @@ def me_waiting(request: Request, user: User) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- the user's live channel
 async def user_socket(websocket: WebSocket) -> None:
-    """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn."""
+    """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn.
+
+    Admitted like the game sockets (`ludothek.portal.sockets`) and counted with them:
+    a tab on a game page holds two.
+    """
+    admitted = await admit(websocket)
+    if admitted is None:
+        return
     portal = portal_of(websocket)
-    origin = websocket.headers.get("origin")
-    host = websocket.headers.get("host")
-    if origin is not None and host is not None and origin.split("://", 1)[-1] != host:
-        await websocket.close(code=1008)
-        return
-    user: UserInfo | None = None
-    token = websocket.query_params.get("token")
-    if token:
-        user = portal.store.user_by_token(token)
-    else:
-        session = portal.codec.load(websocket.cookies.get(COOKIE))
-        if session.sid is not None:
-            user = portal.store.session_user(session.sid)
-    if user is None:
-        await websocket.close(code=1008)
-        return
-    # Counted with the game sockets: a tab on a game page holds two.
-    address = websocket.client.host if websocket.client else "?"
-    if not portal.sockets.open(user.id, address):
-        await websocket.close(code=1013, reason="too many live connections; close another tab")
-        return
+    queue = portal.hub.watch_user(admitted[0].id)
     try:
-        await websocket.accept()
-        await _forward_turns(websocket, portal, user)
+        await relay(websocket, queue, {"type": "hello"})
     finally:
-        portal.sockets.close(user.id, address)
+        portal.hub.unwatch_user(admitted[0].id, queue)
+        release(websocket, admitted)
 
-
-async def _forward_turns(websocket: WebSocket, portal: Any, user: UserInfo) -> None:
-    queue = portal.hub.watch_user(user.id)
-    try:
-        await websocket.send_json({"type": "hello"})
-
-        async def forward() -> None:
-            while True:
-                await websocket.send_json(await queue.get())
-
-        async def drain() -> None:
-            while True:
-                message: Any = await websocket.receive()
-                if message.get("type") == "websocket.disconnect":
-                    return
-
-        tasks = {asyncio.create_task(forward()), asyncio.create_task(drain())}
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        portal.hub.unwatch_user(user.id, queue)
-        with contextlib.suppress(Exception):
-            await websocket.close()
