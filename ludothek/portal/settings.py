@@ -33,7 +33,7 @@ class Settings:
     #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
     limit_rules: dict[str, str] = field(default_factory=dict)
     #: Password hashes at once per process, and how many may wait for one (past that: 429).
-    hash_concurrency: int = 2
+    hash_concurrency: int = 1
     hash_queue: int = 8
     #: Games one user may have waiting for players at once, and how many of them the lobby lists.
     max_open_games: int = 10

@@ -130,7 +130,7 @@ class CountingHasher(PasswordHasher):
 
 def test_at_most_two_hashes_run_at_once_and_a_full_queue_is_refused(db_url: str) -> None:
     hasher = CountingHasher()
-    settings = make_settings(db_url, hash_queue=4, rate_limits=False)
+    settings = make_settings(db_url, hash_concurrency=2, hash_queue=4, rate_limits=False)
     settings.hasher = hasher
     with TestClient(create_app(settings)) as client:
         barrier = threading.Barrier(24)
