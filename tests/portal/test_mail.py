@@ -73,13 +73,21 @@ def set_lang(client: TestClient, headers: dict[str, str], lang: str) -> None:
 
 
 def play_until_turn_changes(client: TestClient, gid: int, *hs: dict[str, str]) -> tuple[dict[str, str], str]:
-    """The player to move holds (the turn passes); returns who moved and the action."""
-    for h in hs:
-        g = client.get(f"/api/games/{gid}", headers=h).json()
-        if g["my_turn"]:
-            r = client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h)
-            assert r.status_code == 200, r.text
-            return h, "hold"
+    """The player to move holds (the turn passes); returns who moved and the action.
+
+    Asked again for a moment when neither player is to move: a read can fall between a move's
+    write and the chance outcome that follows it on a loaded machine.
+    """
+    import time
+
+    for _ in range(100):
+        for h in hs:
+            g = client.get(f"/api/games/{gid}", headers=h).json()
+            if g["my_turn"]:
+                r = client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h)
+                assert r.status_code == 200, r.text
+                return h, "hold"
+        time.sleep(0.02)
     raise AssertionError("nobody is to move")
 
 
