@@ -5,6 +5,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# make run HOST=0.0.0.0 PORT=8080 (WORKERS=2 for several server processes, with LUDOTHEK_REDIS set)
+HOST    ?= 127.0.0.1
+PORT    ?= 8000
+WORKERS ?= 1
 
 .PHONY: run test bench lint setup browser clean
 
@@ -17,7 +21,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/ludothek serve
+	$(VENV)/bin/ludothek serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 test: $(STAMP)
 	$(PY) -m ludothek.devtools.services

@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 
 from benchmarks.bench_portal import Http, _free_port, _pct
+from ludothek.devtools.processes import stop
 
 Row = tuple[str, float, str, str]
 
@@ -72,15 +73,6 @@ def _start(db_url: str, low_file_limit: bool = False, **overrides: Any) -> tuple
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("the server did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 async def _token(base: str, path: str, body: Any = None) -> str:
@@ -203,7 +195,7 @@ def _connections(db_url: str) -> list[Row]:
     finally:
         for s in idle:
             s.close()
-        _stop(proc)
+        stop(proc)
     note = f"server started under a 1,024-file soft limit; {files} files open in the server"
     return [
         ("limits: idle sockets held", held, "sockets", f"{len(idle)} opened from one address; {note}"),
@@ -219,7 +211,7 @@ def run() -> list[Row]:
         try:
             f = asyncio.run(_flood(base, proc.pid))
         finally:
-            _stop(proc)
+            stop(proc)
         codes = f["codes"]
         reg, log = codes["register"], codes["login"]
         load = f"{FLOODERS} clients registering + logging in for {WINDOW:.0f} s (per-address limits off), real argon2"

@@ -36,6 +36,8 @@ from typing import Any
 
 import httpx
 
+from ludothek.devtools.processes import stop
+
 Row = tuple[str, float, str, str]
 
 GAME = "machikoro"
@@ -64,34 +66,65 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
-class Server:
-    """``ludothek.portal.serve`` in a subprocess (bots play without delay)."""
+#: Limits far above what the benchmark's two accounts do, so the limiters count every request
+#: (their cost is part of the figures) without refusing one.
+BENCH_RULES = {"move_user": "1000000/minute", "move_addr": "1000000/minute", "game_user": "1000000/hour",
+               "game_addr": "1000000/hour", "guest": "100000/hour"}
 
-    def __init__(self, db_url: str, redis_url: str | None = None) -> None:
+
+class Server:
+    """``ludothek.portal.serve`` in a subprocess (bots play without delay), ``workers`` processes on one port.
+
+    ``env`` adds environment variables (``LUDOTHEK_SQLITE_SYNC=full``, ``LUDOTHEK_RATE_LIMITS=off``).
+    The access log is on, as in production, and goes to /dev/null.
+    """
+
+    def __init__(self, db_url: str, redis_url: str | None = None, workers: int = 1,
+                 env: dict[str, str] | None = None) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
         code = (
             "from ludothek.portal import serve; "
-            f"serve({db_url!r}, '127.0.0.1', {self.port}, bot_delay=0.0, redis_url={redis_url!r})"
+            f"serve({db_url!r}, '127.0.0.1', {self.port}, workers={workers}, bot_delay=0.0, "
+            f"redis_url={redis_url!r}, limit_rules={BENCH_RULES!r}, max_open_games=100000, "
+            "sockets_per_user=100000, sockets_per_address=100000)"
         )
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"{self.base}/api/catalog", timeout=1).status_code == 200:
+                if httpx.get(f"{self.base}/readyz", timeout=1).status_code == 200 and len(self.pids()) == workers:
                     return
             except httpx.HTTPError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.2)
         self.stop()
         raise RuntimeError("the portal server did not start")
 
-    def stop(self) -> None:
-        self.proc.terminate()
+    def pids(self) -> list[int]:
+        """The server processes (the worker processes under uvicorn's supervisor when there are several)."""
+        if self.workers == 1:
+            return [self.proc.pid]
         try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                children = [int(p) for p in f.read().split()]
+        except OSError:
+            return []
+        # uvicorn's spawn start method adds a resource tracker: the servers are the ones that listen.
+        return [p for p in children if _is_server(p)]
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+
+def _is_server(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"resource_tracker" not in f.read()
+    except OSError:
+        return False
 
 
 class Http:
@@ -188,6 +221,9 @@ class Load:
     #: share of the window in which some runnable task of the machine waited for a CPU (Linux PSI)
     cpu_pressure: float | None = None
 
+    def errors_note(self) -> str:
+        return f"{self.stats.errors} moves refused (stale or limited)"
+
     def cpu_note(self) -> str:
         servers = " + ".join(f"{c:.0%}" for c in self.server_cpu)
         note = f"CPU of one core: server {servers}, benchmark client {self.client_cpu:.0%}"
@@ -230,7 +266,7 @@ def _cpu_seconds(pid: int | None = None) -> float:
 
 async def _guest(base: str) -> str:
     client = Http(base)
-    status, body = await client.request("POST", "/api/guests")
+    status, body = await client.request("POST", "/api/v1/guests")
     await client.close()
     if status != 201:
         raise RuntimeError(f"guest account refused: {status} {body}")
@@ -242,7 +278,7 @@ async def _listen(base: str, run: GameRun, token: str, stats: Stats, hears_moves
     """One seat's WebSocket; ``hears_moves``: time the other seat's moves; ``counts``: count stored actions."""
     from websockets.asyncio.client import connect
 
-    url = base.replace("http", "ws", 1) + f"/api/games/{run.gid}/live?token={token}"
+    url = base.replace("http", "ws", 1) + f"/api/v1/games/{run.gid}/live?token={token}"
     async with connect(url) as ws:
         heard = 0
         async for raw in ws:
@@ -272,7 +308,7 @@ async def _play_seat(base: str, token: str, run: GameRun, stats: Stats, rng: ran
                      stop: asyncio.Event, think: float) -> None:
     """A scripted player: a random legal action whenever it is this seat's turn."""
     client = Http(base, {"Authorization": f"Bearer {token}"})
-    path = f"/api/games/{run.gid}"
+    path = f"/api/v1/games/{run.gid}"
     try:
         state = await client.get(f"{path}?log=false")
         while not stop.is_set() and state["status"] == "running":
@@ -326,10 +362,12 @@ async def _table(seat_base: dict[str, str], a: str, b: str, bot: bool, stats: St
     try:
         while not stop.is_set():
             seats = [{"kind": "me"}, {"kind": "bot"}] if bot else None
-            _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2, "seats": seats})
+            _, game = await owner.request("POST", "/api/v1/games", {"game": GAME, "players": 2, "seats": seats})
+            if "id" not in game:
+                raise RuntimeError(f"game creation refused: {game}")
             run = GameRun(game["id"])
             if not bot:
-                await joiner.request("POST", f"/api/games/{run.gid}/join")
+                await joiner.request("POST", f"/api/v1/games/{run.gid}/join")
             players = [a] if bot else [a, b]
             # seat b listens to hear a's moves arrive (a hears b's, but one sample per move is enough);
             # one listener per game counts the stored actions
@@ -405,13 +443,13 @@ async def _memory(base: str, pid: int) -> tuple[float, float]:
         owner = Http(base, {"Authorization": f"Bearer {a}"})
         joiner = Http(base, {"Authorization": f"Bearer {b}"})
         for _ in range(k):
-            _, game = await owner.request("POST", "/api/games", {"game": GAME, "players": 2})
+            _, game = await owner.request("POST", "/api/v1/games", {"game": GAME, "players": 2})
             gid = game["id"]
-            await joiner.request("POST", f"/api/games/{gid}/join")
+            await joiner.request("POST", f"/api/v1/games/{gid}/join")
             for client in (owner, joiner):
-                g = await client.get(f"/api/games/{gid}?log=false")
+                g = await client.get(f"/api/v1/games/{gid}?log=false")
                 if g["my_turn"]:
-                    await client.request("POST", f"/api/games/{gid}/actions",
+                    await client.request("POST", f"/api/v1/games/{gid}/actions",
                                          {"action": g["legal"][0]["action"], "seq": g["seq"]})
         await owner.close()
         await joiner.close()
@@ -421,9 +459,10 @@ async def _memory(base: str, pid: int) -> tuple[float, float]:
     return rss_before, _rss_mb(pid)
 
 
-def _bench(kind: str, db_url: str) -> list[Row]:
-    server = Server(db_url)
-    pids = [server.proc.pid]
+def _bench(kind: str, db_url: str, redis_url: str | None = None) -> tuple[list[Row], float]:
+    """The full set of figures for one server process; also its moves/s flat out."""
+    server = Server(db_url, redis_url)
+    pids = server.pids()
     try:
         busy = asyncio.run(_play([server.base], pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
         server_rss_play = _rss_mb(server.proc.pid)
@@ -431,7 +470,7 @@ def _bench(kind: str, db_url: str) -> list[Row]:
         steady = asyncio.run(_play([server.base], pids, STEADY_GAMES, 0, think=THINK))
     finally:
         server.stop()
-    server = Server(db_url)  # a fresh process for the memory figure
+    server = Server(db_url, redis_url)  # a fresh process for the memory figure
     try:
         rss_before, rss_after = asyncio.run(_memory(server.base, server.proc.pid))
     finally:
@@ -442,12 +481,13 @@ def _bench(kind: str, db_url: str) -> list[Row]:
                  f"({calm.stats.moves / calm.seconds:.0f} moves/s)")
     steady_note = (f"{STEADY_GAMES} games, {THINK * 1000:.0f} ms think time "
                    f"({steady.stats.moves / steady.seconds:.0f} moves/s)")
+    rate = busy.stats.moves / busy.seconds
     return [
-        (f"portal {kind}: HTTP moves/s", busy.stats.moves / busy.seconds, "moves/s",
-         f"{load}; scripted seats only, 1 server process"),
+        (f"portal {kind}: HTTP moves/s", rate, "moves/s",
+         f"{load}; scripted seats only, 1 server process; {busy.errors_note()}"),
         (f"portal {kind}: stored actions/s", busy.stats.actions / busy.seconds, "actions/s",
          "same run, incl. bot moves and chance"),
-        (f"portal {kind}: CPU flat out", 100 * busy.server_cpu[0], "% core", busy.cpu_note()),
+        (f"portal {kind}: CPU flat out", 100 * sum(busy.server_cpu), "% core", busy.cpu_note()),
         (f"portal {kind}: POST p50 flat out", _pct(busy.stats.post_ms, 50), "ms", "queueing at saturation"),
         (f"portal {kind}: move->update p99 flat out", _pct(busy.stats.update_ms, 99), "ms", "queueing at saturation"),
         (f"portal {kind}: move->update p50", _pct(calm.stats.update_ms, 50), "ms", calm_note),
@@ -460,34 +500,112 @@ def _bench(kind: str, db_url: str) -> list[Row]:
         (f"portal {kind}: server RSS while playing", server_rss_play, "MB", load),
         (f"portal {kind}: server RSS, {MEMORY_GAMES} games", rss_after, "MB",
          f"{rss_before:.0f} MB at start; {MEMORY_GAMES} games running, all states cached"),
-    ]
+    ], rate
 
 
-def _bench_two_servers(kind: str, db_url: str) -> list[Row]:
-    """Two server processes on one database, live updates through Redis: the way to more cores."""
-    from ludothek.devtools.services import REDIS, port_open
-
-    if not port_open(REDIS):
-        return [(f"portal {kind} x2: HTTP moves/s", float("nan"), "-", "Redis not reachable on 127.0.0.1:6379")]
-    redis_url = f"redis://{REDIS[0]}:{REDIS[1]}/0"
-    servers = [Server(db_url, redis_url), Server(db_url, redis_url)]
-    pids = [srv.proc.pid for srv in servers]
+def _flat_out(db_url: str, workers: int = 1, redis_url: str | None = None,
+              env: dict[str, str] | None = None) -> Load:
+    """Moves/s flat out for one configuration (a fresh server, or ``workers`` of them on one port)."""
+    server = Server(db_url, redis_url, workers=workers, env=env)
     try:
-        bases = [srv.base for srv in servers]
-        busy = asyncio.run(_play(bases, pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
-        calm = asyncio.run(_play(bases, pids, LATENCY_GAMES, 0, think=THINK))
+        return asyncio.run(_play([server.base], server.pids(), TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
     finally:
-        for srv in servers:
-            srv.stop()
-    note = "2 server processes + Redis fan-out; each game's seats on different servers"
-    return [
-        (f"portal {kind} x2: HTTP moves/s", busy.stats.moves / busy.seconds, "moves/s", note),
-        (f"portal {kind} x2: stored actions/s", busy.stats.actions / busy.seconds, "actions/s",
-         "incl. bot moves and chance"),
-        (f"portal {kind} x2: CPU flat out", 100 * sum(busy.server_cpu), "% core", busy.cpu_note()),
-        (f"portal {kind} x2: move->update p99", _pct(calm.stats.update_ms, 99), "ms",
-         f"{LATENCY_GAMES} games, {THINK * 1000:.0f} ms think time, across processes"),
+        server.stop()
+
+
+def _at_load(db_url: str, workers: int, redis_url: str | None, moves_per_second: float) -> Load:
+    """Latency at a given load: enough games at `THINK` think time to make about ``moves_per_second``."""
+    # Each game makes about one move per (think time + the move's own round trips).
+    games = max(1, round(moves_per_second * (THINK + 0.008)))
+    server = Server(db_url, redis_url, workers=workers)
+    try:
+        return asyncio.run(_play([server.base], server.pids(), games, 0, think=THINK))
+    finally:
+        server.stop()
+
+
+def _rate(load: Load) -> float:
+    return load.stats.moves / load.seconds
+
+
+def _paired(label: str, runs: list[tuple[str, dict[str, Any]]], rounds: int = 2) -> dict[str, list[Load]]:
+    """Interleave the configurations (a b a b ...) so a change in the machine's load hits both alike."""
+    out: dict[str, list[Load]] = {name: [] for name, _ in runs}
+    for _ in range(rounds):
+        for name, kwargs in runs:
+            out[name].append(_flat_out(**kwargs))
+            print(f"  {label} {name}: {_rate(out[name][-1]):.0f} moves/s", file=sys.stderr, flush=True)
+    return out
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _scaling(kind: str, db_url: str, redis_url: str, reset: Any) -> tuple[list[Row], dict[int, float]]:
+    """Moves/s with 1 and 2 server processes (``serve --workers N``, Redis for both), interleaved."""
+    rates: dict[int, list[float]] = {1: [], 2: []}
+    notes: dict[int, str] = {}
+    for _ in range(2):
+        for workers in (1, 2):
+            reset()
+            load = _flat_out(db_url, workers, redis_url)
+            rates[workers].append(_rate(load))
+            notes[workers] = load.cpu_note()
+            print(f"  {kind} x{workers}: {rates[workers][-1]:.0f} moves/s; {load.cpu_note()}",
+                  file=sys.stderr, flush=True)
+    medians = {w: _median(r) for w, r in rates.items()}
+    rows: list[Row] = [
+        (f"portal {kind}: moves/s, {w} process{'es' if w > 1 else ''} + Redis", medians[w], "moves/s",
+         f"serve --workers {w}; median of {', '.join(f'{r:.0f}' for r in rates[w])}; last run: {notes[w]}")
+        for w in (1, 2)
     ]
+    return rows, medians
+
+
+def _latency_half_load(kind: str, db_url: str, redis_url: str, rate: float) -> list[Row]:
+    load = _at_load(db_url, 2, redis_url, rate / 2)
+    return [
+        (f"portal {kind} x2: move->update p50 at half load", _pct(load.stats.update_ms, 50), "ms",
+         f"{_rate(load):.0f} moves/s (half of {rate:.0f}); {len(load.stats.update_ms)} samples"),
+        (f"portal {kind} x2: move->update p99 at half load", _pct(load.stats.update_ms, 99), "ms",
+         f"2 processes + Redis; {load.cpu_note()}"),
+    ]
+
+
+def _sync_cost(db_dir: str) -> list[Row]:
+    """SQLite ``synchronous=NORMAL`` against ``FULL`` (power-cut safety), interleaved on fresh files."""
+    runs = _paired("sqlite sync", [
+        ("normal", {"db_url": f"sqlite:///{db_dir}/sync-normal.sqlite3"}),
+        ("full", {"db_url": f"sqlite:///{db_dir}/sync-full.sqlite3", "env": {"LUDOTHEK_SQLITE_SYNC": "full"}}),
+    ])
+    normal = _median([_rate(x) for x in runs["normal"]])
+    full = _median([_rate(x) for x in runs["full"]])
+    return [
+        ("portal sqlite: moves/s, synchronous=NORMAL", normal, "moves/s",
+         "runs " + ", ".join(f"{_rate(x):.0f}" for x in runs["normal"]) + "; interleaved with FULL"),
+        ("portal sqlite: moves/s, LUDOTHEK_SQLITE_SYNC=full", full, "moves/s",
+         "runs " + ", ".join(f"{_rate(x):.0f}" for x in runs["full"])
+         + f"; costs {100 * (1 - full / normal):.0f} % of NORMAL's moves/s"),
+    ]
+
+
+def _limiter_cost(kind: str, db_url: str, workers: int, redis_url: str | None, reset: Any) -> list[Row]:
+    """Moves/s with the rate limits counting every move and game (as deployed) against switched off."""
+    rates: dict[str, list[float]] = {"on": [], "off": []}
+    for _ in range(2):
+        for mode in ("on", "off"):
+            reset()
+            env = {"LUDOTHEK_RATE_LIMITS": "off"} if mode == "off" else None
+            rates[mode].append(_rate(_flat_out(db_url, workers, redis_url, env=env)))
+            print(f"  {kind} limits {mode}: {rates[mode][-1]:.0f} moves/s", file=sys.stderr, flush=True)
+    on, off = _median(rates["on"]), _median(rates["off"])
+    where = f"{workers} process{'es' if workers > 1 else ''}" + (", counters in Redis" if redis_url else ", in memory")
+    return [(f"portal {kind}: rate limiter cost", 100 * (1 - on / off), "% moves/s",
+             f"{where}: on {', '.join(f'{r:.0f}' for r in rates['on'])} vs off "
+             f"{', '.join(f'{r:.0f}' for r in rates['off'])} moves/s (2 hits per move: user, address)")]
 
 
 def _postgres_url() -> str | None:
@@ -500,17 +618,75 @@ def _postgres_url() -> str | None:
     return url
 
 
+def _limiter_micro(redis_url: str | None) -> list[Row]:
+    """What the move limiter costs one move (two hits: user and address), in memory and in Redis."""
+    from ludothek.portal.limits import RateLimits
+
+    rows: list[Row] = []
+    for where, url in (("in memory", None), ("Redis", redis_url)):
+        if where == "Redis" and url is None:
+            continue
+        limits = RateLimits(url, {"move_user": "1000000/minute", "move_addr": "1000000/minute"},
+                            namespace=f"bench-{os.getpid()}")
+        n = 2000 if url else 20000
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(n):
+            limits.hit("move_user", str(i % 100))
+            limits.hit("move_addr", "127.0.0.1")
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        rows.append((f"portal: move limiter, {where}", wall / n * 1e6, "us/move",
+                     f"two hits per move (user, address), sliding-window counters; CPU {cpu / n * 1e6:.0f} us/move"))
+    return rows
+
+
+def _redis_url() -> str | None:
+    from ludothek.devtools.services import REDIS, port_open
+
+    return f"redis://{REDIS[0]}:{REDIS[1]}/0" if port_open(REDIS) else None
+
+
 def run() -> list[Row]:
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        rows += _bench("sqlite", f"sqlite:///{tmp}/bench.sqlite3")
-        rows += _bench_two_servers("sqlite", f"sqlite:///{tmp}/bench2.sqlite3")
+    redis_url = _redis_url()
     pg = _postgres_url()
+    rows += _limiter_micro(redis_url)
+    table: dict[str, dict[int, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        full, _ = _bench("sqlite", f"sqlite:///{tmp}/bench.sqlite3")
+        rows += full
+        rows += _sync_cost(tmp)
+        rows += _limiter_cost("sqlite", f"sqlite:///{tmp}/limits.sqlite3", 1, None, lambda: None)
+        if redis_url is None:
+            rows.append(("portal sqlite x2", float("nan"), "-", "Redis not reachable on 127.0.0.1:6379"))
+        else:
+            url = f"sqlite:///{tmp}/scale.sqlite3"
+            scaled, table["sqlite"] = _scaling("sqlite", url, redis_url, lambda: _fresh_sqlite(tmp, "scale.sqlite3"))
+            rows += scaled
     if pg is None:
         rows.append(("portal postgres", float("nan"), "-", "PostgreSQL not reachable on 127.0.0.1:5432"))
-    else:
-        rows += _bench("postgres", pg)
+        return rows
+    from ludothek.devtools.postgres import reset_database
+
+    full, _ = _bench("postgres", pg)
+    rows += full
+    if redis_url is None:
+        rows.append(("portal postgres x2", float("nan"), "-", "Redis not reachable on 127.0.0.1:6379"))
+        return rows
+    scaled, table["postgres"] = _scaling("postgres", pg, redis_url, lambda: reset_database(pg))
+    rows += scaled
+    reset_database(pg)
+    rows += _latency_half_load("postgres", pg, redis_url, table["postgres"][2])
+    rows += _limiter_cost("postgres", pg, 2, redis_url, lambda: reset_database(pg))
+    rows.append(("portal: moves/s by processes", float("nan"), "-", "; ".join(
+        f"{kind}: 1 -> {t[1]:.0f}, 2 -> {t[2]:.0f} ({t[2] / t[1]:.2f}x)" for kind, t in table.items())))
     return rows
+
+
+def _fresh_sqlite(directory: str, name: str) -> None:
+    """Start a scaling run on an empty SQLite file (the same URL each time)."""
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(directory, name + suffix))
 
 
 if __name__ == "__main__":

@@ -234,13 +234,13 @@ def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = N
     return 0
 
 
-def serve(db: str | None, host: str, port: int, redis: str | None) -> int:
+def serve(db: str | None, host: str, port: int, redis: str | None, workers: int = 1) -> int:
     """Run the portal; without ``--db`` the portal's settings choose ($LUDOTHEK_DB or ./var/ SQLite)."""
     portal = importlib.import_module("ludothek.portal")
     if db and db.startswith("sqlite:///") and not db.startswith("sqlite:////"):
         Path(db.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     kwargs: dict[str, Any] = {"redis_url": redis} if redis else {}
-    portal.serve(db, host, port, **kwargs)
+    portal.serve(db, host, port, workers=workers, **kwargs)
     return 0
 
 
@@ -298,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_srv.add_argument("--host", default="127.0.0.1")
     p_srv.add_argument("--port", type=int, default=8000)
     p_srv.add_argument("--redis", default=None, help="Redis URL for live updates across processes")
+    p_srv.add_argument("--workers", type=int, default=1,
+                       help="server processes on this port (default 1; more need --redis or $LUDOTHEK_REDIS)")
 
     sub.add_parser("games", help="list the games and their options")
 
@@ -306,12 +308,46 @@ def build_parser() -> argparse.ArgumentParser:
                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
     p_wrk.add_argument("--interval", type=float, default=1.0, help="seconds between two passes (default 1)")
 
+    db_help = "database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)"
+    p_bak = sub.add_parser("backup", help="copy the database to FILE while the portal runs (SQLite backup API; "
+                                          "pg_dump for PostgreSQL)")
+    p_bak.add_argument("file", help="where the copy goes")
+    p_bak.add_argument("--db", default=None, help=db_help)
+    p_res = sub.add_parser("restore", help="replace the database by the copy in FILE (stop the servers first)")
+    p_res.add_argument("file", help="a copy made by 'ludothek backup'")
+    p_res.add_argument("--db", default=None, help=db_help)
+    p_rat = sub.add_parser("ratings", help="ratings: recompute every rating from the stored results")
+    p_rat.add_argument("--recompute", action="store_true",
+                       help="replay every finished game's result, in the order they were rated, into fresh ratings")
+    p_rat.add_argument("--db", default=None,
+                       help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
+
     p_adm = sub.add_parser("admin", help="operator commands")
     adm = p_adm.add_subparsers(dest="admin_command", required=True, metavar="ADMIN_COMMAND")
     p_chk = adm.add_parser("check-lobby", help="find started games with an empty seat, or cancelled after starting")
     p_chk.add_argument("--db", default=None,
                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
     p_chk.add_argument("--repair", action="store_true", help="mend what is found (seat a bot; undo the cancel)")
+    p_users = adm.add_parser("users", help="list users (id, name, games, admin, blocked)")
+    p_users.add_argument("--search", default="", help="only names containing this")
+    p_users.add_argument("--blocked", action="store_true", help="only blocked users")
+    p_users.add_argument("--limit", type=int, default=100, help="at most this many (default 100)")
+    p_block = adm.add_parser("block", help="block a user: no more logins; every session and token ends now")
+    p_unblock = adm.add_parser("unblock", help="let a blocked user log in again")
+    p_make = adm.add_parser("make-admin", help="let a user open the admin page (/admin)")
+    for p in (p_block, p_unblock, p_make):
+        p.add_argument("user", help="user name (or #id)")
+    p_make.add_argument("--revoke", action="store_true", help="take the role away instead")
+    p_cancel = adm.add_parser("cancel-game", help="cancel a game: waiting -> cancelled, running -> abandoned")
+    p_cancel.add_argument("game", type=int, help="the game's id")
+    for p in (p_users, p_block, p_unblock, p_make, p_cancel):
+        p.add_argument("--db", default=None, help=db_help)
+    p_rpt = adm.add_parser("reports", help="the reported chat messages, oldest first (ludothek.admin_reports)")
+    p_rpt.add_argument("--db", default=None,
+                       help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
+    p_rpt.add_argument("--all", action="store_true", help="resolved reports too")
+    p_rpt.add_argument("--json", action="store_true", help="one JSON object per line")
+    p_rpt.add_argument("--resolve", type=int, metavar="ID", help="mark report ID as dealt with")
     return parser
 
 
@@ -354,6 +390,63 @@ def worker(db: str | None, interval: float) -> int:
     return 0
 
 
+def backup_or_restore(command: str, file: str, db: str | None, out: TextIO | None = None) -> int:
+    """``ludothek backup FILE`` / ``ludothek restore FILE``: say what the copy holds, or why it failed."""
+    from ludothek.portal.settings import Settings
+    from ludothek.storage.backup import BackupError, backup, restore
+
+    out = out or sys.stdout
+    db_url = Settings.from_env(db).db_url
+    try:
+        summary = backup(db_url, file) if command == "backup" else restore(db_url, file)
+    except BackupError as exc:
+        print(f"ludothek {command}: {exc}", file=sys.stderr)
+        return 1
+    done = f"backed up to {file}" if command == "backup" else f"restored from {file}"
+    print(f"{done}: {summary.describe()}", file=out)
+    return 0
+
+
+def admin(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """``ludothek admin users|block|unblock|make-admin|cancel-game``: what the admin page does, from a shell."""
+    from ludothek.portal.settings import Settings
+    from ludothek.storage import Store, StoreError, make_engine, migrate
+
+    out = out or sys.stdout
+    engine = make_engine(Settings.from_env(args.db).db_url)
+    try:
+        migrate(engine)
+        store = Store(engine)
+        who = getattr(args, "user", None)
+        target: str | int | None = int(who[1:]) if who and who.startswith("#") and who[1:].isdigit() else who
+        try:
+            if args.admin_command == "users":
+                rows = store.list_users(args.search, blocked_only=args.blocked, limit=args.limit)
+                print(f"{'id':>6}  {'name':<20}  {'games':>5}  role", file=out)
+                for r in rows:
+                    role = ", ".join(x for x, on in (("admin", r.is_admin), ("guest", r.is_guest),
+                                                     (f"blocked {r.blocked_at:%Y-%m-%d %H:%M}" if r.blocked_at else "",
+                                                      r.blocked_at is not None)) if on)
+                    print(f"{r.id:>6}  {r.name:<20}  {r.games:>5}  {role}", file=out)
+                print(f"{len(rows)} user{'s' if len(rows) != 1 else ''}", file=out)
+            elif args.admin_command == "block":
+                user = store.block_account(target or "")
+                print(f"{user.name} is blocked: no more logins, every session and token has ended", file=out)
+            elif args.admin_command == "unblock":
+                print(f"{store.unblock_account(target or '').name} may log in again", file=out)
+            elif args.admin_command == "make-admin":
+                user = store.set_admin(target or "", not args.revoke)
+                print(f"{user.name} is {'now' if user.is_admin else 'no longer'} an administrator", file=out)
+            elif args.admin_command == "cancel-game":
+                print(f"game {args.game} is {store.end_game(args.game)}", file=out)
+        except StoreError as exc:
+            print(f"ludothek admin: {exc.message}", file=sys.stderr)
+            return 1
+    finally:
+        engine.dispose()
+    return 0
+
+
 def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
     """Report lobby damage (exit 1 if any is left), and mend it with ``--repair``."""
     from ludothek.portal.settings import Settings
@@ -372,6 +465,25 @@ def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
     if not problems:
         print("the lobby is sound: no started game has an empty seat, none was cancelled after starting", file=out)
     return 1 if problems and not repair else 0
+
+
+def ratings(db: str | None, recompute: bool, out: TextIO | None = None) -> int:
+    """``ludothek ratings --recompute``: every rating and rating history rebuilt from the stored results."""
+    from ludothek.portal.settings import Settings
+    from ludothek.storage import Store, make_engine, migrate
+
+    out = out or sys.stdout
+    if not recompute:
+        print("nothing to do: pass --recompute to rebuild every rating from the stored results", file=out)
+        return 2
+    engine = make_engine(Settings.from_env(db).db_url)
+    try:
+        migrate(engine)
+        games, players = Store(engine).recompute_ratings()
+    finally:
+        engine.dispose()
+    print(f"recomputed the ratings of {players} players from {games} rated games", file=out)
+    return 0
 
 
 def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, option_items: Sequence[str],
@@ -430,13 +542,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
     if args.command == "serve":
-        return serve(args.db, args.host, args.port, args.redis)
+        return serve(args.db, args.host, args.port, args.redis, args.workers)
     if args.command == "games":
         return list_games()
     if args.command == "worker":
         return worker(args.db, args.interval)
+    if args.command in ("backup", "restore"):
+        return backup_or_restore(args.command, args.file, args.db)
+    if args.command == "ratings":
+        return ratings(args.db, args.recompute)
     if args.command == "admin" and args.admin_command == "check-lobby":
         return check_lobby(args.db, args.repair)
+    if args.command == "admin" and args.admin_command == "reports":
+        from ludothek.admin_reports import reports
+
+        return reports(args.db, args.all, args.json, args.resolve)
+    if args.command == "admin":
+        return admin(args)
     return 2
 
 

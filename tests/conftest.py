@@ -7,7 +7,9 @@ PostgreSQL, Redis and browser tests really ran.
 
 from __future__ import annotations
 
+import logging
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -30,3 +32,44 @@ def needs(problem: str | None) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"required service missing: {problem}")
     pytest.skip(problem)
+
+
+# ----------------------------------------------------------------------------- the logs of the whole run
+#: Every log line of this run, the test process's own and those of the servers it starts
+#: (they inherit ``LUDOTHEK_LOG_FILE``), is written here and scanned for secrets at the end.
+RUN_LOG = Path(__file__).resolve().parents[1] / "test-artifacts" / "logs" / f"pytest-{os.getpid()}.log"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from ludothek.portal.observe import JsonFormatter
+
+    RUN_LOG.parent.mkdir(parents=True, exist_ok=True)
+    RUN_LOG.write_text("")
+    os.environ["LUDOTHEK_LOG_FILE"] = str(RUN_LOG)
+    handler = logging.FileHandler(RUN_LOG, encoding="utf-8")
+    handler.setFormatter(JsonFormatter())
+    handler.setLevel(logging.INFO)
+    logging.getLogger().addHandler(handler)
+    # The portal's own INFO lines (one per request) are what might leak: record them all.
+    logging.getLogger("ludothek").setLevel(logging.INFO)
+    # aiosmtpd, the tests' stand-in mail server, logs every recipient address at INFO by design;
+    # it is not part of the portal, so only its warnings are recorded.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The log scan: no password, token, cookie or e-mail address in any log line of the run."""
+    from ludothek.devtools.logscan import leaks
+
+    if not RUN_LOG.exists():
+        return
+    found = leaks(RUN_LOG.read_text(encoding="utf-8", errors="replace"))
+    if found:
+        lines = "\n".join(f"  {kind}: {line}" for kind, line in found[:20])
+        session.config.get_terminal_writer().line(
+            f"LOG SCAN FAILED: {len(found)} log line(s) of this run hold secrets ({RUN_LOG}):\n{lines}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    else:
+        session.config.get_terminal_writer().line(
+            f"log scan: {sum(1 for _ in RUN_LOG.open(encoding='utf-8', errors='replace'))} log lines, "
+            "no password, token, cookie or e-mail address")

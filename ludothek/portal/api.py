@@ -23,15 +23,27 @@ from ludothek.storage.store import Tracked
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
 from .account import change_password_braked
-from .context import GameId, client_address, current_user, lang_of, limit_game_creation, portal_of, session_of
+from .context import (
+    GameId,
+    client_address,
+    current_user,
+    lang_of,
+    limit_game_creation,
+    limit_per_user_and_address,
+    portal_of,
+    session_of,
+)
+from .contract import AUTH_OPTIONAL, AUTH_REQUIRED
 from .gameview import game_summary, seat_context
 from .sessions import csrf_ok
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(tags=["api"])
 
-# Most endpoints are ``async`` and call the store directly on the event loop: each call is a few
-# short statements, and one thread doing them in turn beats a thread pool contending for the GIL
-# and for SQLite's write lock.  Only password hashing (slow on purpose) runs in the thread pool.
+# Most endpoints are ``async``.  On SQLite they call the store directly on the event loop: each call
+# is a few short statements, and one thread doing them in turn beats a thread pool contending for
+# the GIL and for SQLite's write lock.  On PostgreSQL the move path (authentication, reading a game,
+# storing a move) runs in the portal's database threads (`ludothek.portal.offload`), so that no
+# round trip to the database stops the loop.  Password hashing (slow on purpose) runs in the thread pool.
 
 Lang = Annotated[Literal["de", "en"] | None, Query(description="language of texts; default: the user's")]
 
@@ -43,7 +55,7 @@ class CsrfError(StoreError):
 
 async def api_user(request: Request) -> UserInfo:
     """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
-    user = current_user(request)
+    user = await portal_of(request).offload(current_user, request)
     if user is None:
         raise Unauthorized("log in or send an API token (Authorization: Bearer ...)", code_key="login_needed")
     unsafe = request.method not in ("GET", "HEAD", "OPTIONS") and not request.state.via_token
@@ -53,13 +65,15 @@ async def api_user(request: Request) -> UserInfo:
 
 
 User = Annotated[UserInfo, Depends(api_user)]
+AUTH_REQUIRED.add(api_user)
 
 
 async def optional_user(request: Request) -> UserInfo | None:
-    return current_user(request)
+    return await portal_of(request).offload(current_user, request)
 
 
 MaybeUser = Annotated[UserInfo | None, Depends(optional_user)]
+AUTH_OPTIONAL.add(optional_user)
 
 
 # ----------------------------------------------------------------------------- models
@@ -261,7 +275,8 @@ async def get_game(
     game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
     log: Annotated[bool, Query(description="include the game log")] = True,
 ) -> JSONResponse:
-    return JSONResponse(game_state(request, game_id, user, lang or lang_of(request, user), with_log=log))
+    state = await portal_of(request).offload(game_state, request, game_id, user, lang or lang_of(request, user), log)
+    return JSONResponse(state)
 
 
 @router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
@@ -296,11 +311,17 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
         sc["legal"] = sc.pop("legal_described")
         answer.update(sc)
 
-    store = portal_of(request).store
-    if body.action == eng.UNDO:
-        store.undo_as(game_id, user.id, body.seq, after=after)
-    else:
-        store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+    portal = portal_of(request)
+    store = portal.store
+
+    def move() -> None:
+        limit_per_user_and_address(request, user, "move")
+        if body.action == eng.UNDO:
+            store.undo_as(game_id, user.id, body.seq, after=after)
+        else:
+            store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+
+    await portal.offload(move)
     return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
 
 
@@ -309,7 +330,7 @@ class UndoRequest(BaseModel):
 
 
 @router.post("/games/{game_id}/undo", summary="Take back my last action (while can_undo is true)")
-async def undo(game_id: int, body: UndoRequest, request: Request, user: User, lang: Lang = None) -> JSONResponse:
+async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User, lang: Lang = None) -> JSONResponse:
     """Allowed while no other seat has acted and no chance outcome was drawn since my last action
     (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and nothing changes.
     The undo is stored as an entry of its own; the answer is as for a move."""
@@ -322,7 +343,13 @@ async def undo(game_id: int, body: UndoRequest, request: Request, user: User, la
         sc["legal"] = sc.pop("legal_described")
         answer.update(sc)
 
-    portal_of(request).store.undo_as(game_id, user.id, body.seq, after=after)
+    portal = portal_of(request)
+
+    def move() -> None:
+        limit_per_user_and_address(request, user, "move")
+        portal.store.undo_as(game_id, user.id, body.seq, after=after)
+
+    await portal.offload(move)
     return JSONResponse(answer)
 
 

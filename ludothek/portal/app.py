@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
+import json
+import logging
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -25,11 +27,12 @@ from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
 
-from . import account, api, helppages, notify, pages
+from . import account, admin, api, chat, community, community_api, friends, helppages, notify, observe, pages
 from .bodylimit import BodyLimit
 from .botrunner import BotRunner
 from .connections import with_request_deadline
 from .context import GameId, Portal, portal_of
+from .contract import api_paths, mount_api
 from .hardening import SecurityHeaders
 from .limits import (
     DEFAULT_RULES,
@@ -41,6 +44,8 @@ from .limits import (
     raise_open_file_limit,
 )
 from .live import Hub, RedisHub
+from .observe import AccessLog, Metrics, configure_logging, parse_networks, prepare_multiprocess_dir
+from .offload import Offload
 from .sessions import SessionCodec
 from .settings import Settings
 from .sockets import admit, relay, release
@@ -49,6 +54,10 @@ if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed,
     from ludothek.workers.mail import MailJob
 
 PACKAGE = resources.files("ludothek.portal")
+log = logging.getLogger("ludothek.portal")
+
+#: `serve --workers N` hands each worker process its settings in this variable (JSON).
+SERVE_ENV = "LUDOTHEK_SERVE"
 
 
 def _wants_json(request: Request) -> bool:
@@ -79,6 +88,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
     store.listeners.append(notify.turn_listener(store, hub))
+    portal.offload = Offload.for_database(engine.dialect.name, settings.db_threads)
+    portal.metrics = Metrics(engine)
+    portal.metrics_allow = parse_networks(settings.metrics_allow)
+    store.listeners.append(portal.metrics.on_event)
     portal.links = MailLinks(secret, settings.base_url)
     mail_job = make_mail_job(settings, store, portal.links)
     if settings.mail_interval > 0:
@@ -106,12 +119,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app_jobs.stop()
             bots.stop()
             await hub.stop()
+            portal.offload.shutdown()
             engine.dispose()
 
     app = FastAPI(
         title="Ludothek",
-        description="Asynchronous turn-based board games: the JSON API. "
-        "Authenticate with `Authorization: Bearer <token>` (see POST /api/tokens).",
+        description="Asynchronous turn-based board games: the JSON API, version 1 (`/api/v1/...`). "
+        "The same operations under `/api/...` (marked deprecated here) are an alias of the current "
+        "version, kept until the changelog in docs/api.md says otherwise. "
+        "Authenticate with `Authorization: Bearer <token>` (see POST /api/v1/tokens). "
+        "Every refusal is `{\"detail\", \"code\"}`; lists take `limit` and `cursor`. "
+        "The contract in words: docs/api.md.",
         version="1",
         lifespan=lifespan,
     )
@@ -119,19 +137,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.mail_job = mail_job
     app.state.jobs = app_jobs
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
+    # Every request counted and logged (one line each), whatever answers it.
+    app.add_middleware(AccessLog, metrics=portal.metrics, enabled=settings.access_log)
     # Outermost: an oversized body is refused before anything reads it.
     app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)
     pages.setup_templates(templates)
     app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
-    app.include_router(api.router)
+    # Routes are matched in order: the two requests every move makes are tried first.
+    mount_api(app, api.router, notify.api, community_api.router, chat.api, friends.api, admin.api,
+              hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(helppages.router)  # before pages: /games/<kind> must not meet /games/{game_id}
+    app.include_router(community.router)
     app.include_router(pages.router)
     app.include_router(account.router)
     app.include_router(notify.pages)
-    app.include_router(notify.api)
-    # Routes are matched in order: the two requests every move makes are tried first.
-    hot = {"/api/games/{game_id}/actions", "/api/games/{game_id}"}
-    app.router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
+    app.include_router(chat.pages)
+    app.include_router(friends.pages)
+    app.include_router(admin.pages)
+    app.include_router(observe.router)  # last: matching tries routes in order, and these are rare
+    favicon = str(PACKAGE / "static" / "favicon.ico")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon_ico() -> Response:
+        return FileResponse(favicon, media_type="image/x-icon", headers={"Cache-Control": "public, max-age=86400"})
 
     @app.exception_handler(StoreError)
     async def store_error(request: Request, exc: StoreError) -> Response:
@@ -149,23 +177,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if any(e.get("type") == "json_invalid" for e in errors):
             return JSONResponse({"detail": "malformed JSON in the request body", "code": "malformed"}, 400)
         parts = []
+        fields = []
         for e in errors:
-            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            loc = [p if isinstance(p, int) else str(p) for p in e.get("loc", ())]
+            where = ".".join(str(p) for p in loc if p != "body")
             parts.append(f"{where or 'body'}: {e.get('msg')}")
-        return JSONResponse({"detail": "malformed request: " + "; ".join(parts), "code": "malformed"}, 422)
+            # Never the input itself: it may be a password.
+            fields.append({"loc": loc, "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))})
+        return JSONResponse({"detail": "malformed request: " + "; ".join(parts), "code": "malformed",
+                             "errors": fields}, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if _wants_json(request):
-            return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code)
-        return pages.error_page(request, StoreError(str(exc.detail)), None, status=exc.status_code)
+            # The headers matter: a 405 names the allowed methods in `Allow`.
+            return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code, headers=exc.headers)
+        return pages.error_page(request, StoreError(str(exc.detail)), dict(exc.headers or {}), status=exc.status_code)
 
     @app.websocket("/live/me")
+    @app.websocket(api_paths("/me/live")[0])
+    @app.websocket(api_paths("/me/live")[1])
     async def live_me(websocket: WebSocket) -> None:
         await notify.user_socket(websocket)
 
     @app.websocket("/games/{game_id}/live")
-    @app.websocket("/api/games/{game_id}/live")
+    @app.websocket(api_paths("/games/{game_id}/live")[0])
+    @app.websocket(api_paths("/games/{game_id}/live")[1])
     async def live(websocket: WebSocket, game_id: GameId) -> None:
         await live_socket(websocket, game_id)
 
@@ -173,7 +210,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 async def live_socket(websocket: WebSocket, game_id: int) -> None:
-    """Send ``{"type": "update", "seq": ...}`` whenever the game moves; the client fetches its own view."""
+    """Send ``{"type": "update", "seq": ...}`` whenever the game moves (the client fetches its own view),
+    and ``{"type": "chat", "message": ...}`` for each chat message this user may read (`ludothek.portal.chat`)."""
     admitted = await admit(websocket)
     if admitted is None:
         return
@@ -181,13 +219,12 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
     queue = None
     try:
         try:
-            # The store is called directly, as in the API: a short read, no thread pool contending for the GIL.
-            info = portal.store.game(game_id)
+            info = await portal.offload(portal.store.game, game_id)
         except StoreError:
             await websocket.close(code=1008)
             return
-        queue = portal.hub.watch(game_id)
         user = admitted[0]
+        queue = portal.hub.watch(game_id, user.id)  # with its user: chat reaches only whom it may
         await relay(websocket, queue, {"type": "hello", "game": game_id, "seq": info.seq, "status": info.status,
                                        "seat": info.seat_of(user.id)})
     finally:
@@ -204,32 +241,106 @@ def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob
     return MailJob(store, links, transport, sender=settings.mail_from)
 
 
-def serve(db_url: str, host: str = "127.0.0.1", port: int = 8000, **overrides: Any) -> None:
-    """Start the portal with uvicorn (``ludothek serve`` calls this)."""
-    import uvicorn
-
+def _serve_settings(db_url: str | None, host: str, port: int, overrides: dict[str, Any]) -> Settings:
     settings = Settings.from_env(db_url)
     for key, value in overrides.items():
         setattr(settings, key, value)
     if not os.environ.get("LUDOTHEK_BASE_URL"):
         settings.base_url = f"http://{host}:{port}"
-    app = create_app(settings)
+    return settings
+
+
+def _uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How every server process runs uvicorn.
+
+    Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
+    Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
+    within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s, and a connection
+    that does not deliver a whole request within `request_deadline` seconds is closed.
+    ``log_config=None``: the logs are ours (`configure_logging`), uvicorn's own lines go through them.
+    """
+    return {"ws": "websockets-sansio", "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_max_size": 64 * 1024,
+            "timeout_keep_alive": 5, "ws_per_message_deflate": False, "log_config": None, "access_log": False}
+
+
+def _start_up_notes(settings: Settings, workers: int) -> None:
+    from sqlalchemy.engine import make_url
+
+    from ludothek.storage.db import normalize_url
+    from ludothek.workers.mail import SmtpTransport
+
+    files = raise_open_file_limit()
+    database = make_url(normalize_url(settings.db_url)).render_as_string(hide_password=True)
+    log.info("Ludothek on %s (database %s, %d server process%s); open-file limit %d: about %d connections "
+             "at once per process", settings.base_url, database, workers, "es" if workers > 1 else "", files,
+             max(0, files - 64))
+    mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
+    log.info("Mail goes to %s%s", mail_to, "" if settings.mail_interval > 0 else " (sent by another process)")
+
+
+def _frozen(app: FastAPI) -> FastAPI:
     # Everything built so far (modules, routes, the ORM, templates) lives as long as the process:
     # moved out of the collector's sight, a full garbage collection no longer walks it on every move's thread.
     gc.collect()
     gc.freeze()
-    files = raise_open_file_limit()
-    print(f"Ludothek on http://{host}:{port} (database {settings.db_url}); "
-          f"open-file limit {files}: about {max(0, files - 64)} connections at once", flush=True)
-    from ludothek.workers.mail import SmtpTransport
+    return app
 
-    mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
-    print(f"Mail goes to {mail_to}" + ("" if settings.mail_interval > 0 else " (sent by another process)"),
-          flush=True)
-    # Live messages are a few dozen bytes of JSON: compressing them costs CPU on both ends and saves nothing.
-    # Sockets: a live message over 64 KB closes the socket (1009); a peer that does not answer a ping
-    # within 20 s is dropped; an idle HTTP keep-alive connection is closed after 5 s, and a connection
-    # that does not deliver a whole request within `request_deadline` seconds is closed.
-    uvicorn.run(app, host=host, port=port, log_level="warning", http=with_request_deadline(settings.request_deadline),
-                ws="websockets-sansio", ws_ping_interval=20,
-                ws_ping_timeout=20, ws_max_size=64 * 1024, timeout_keep_alive=5, ws_per_message_deflate=False)
+
+def _json_overrides(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The settings overrides a worker process can be handed (plain JSON values: numbers, texts, rules)."""
+    out: dict[str, Any] = {}
+    for key, value in overrides.items():
+        try:
+            json.dumps(value)
+        except TypeError:
+            raise SystemExit(f"ludothek: the setting {key} cannot be passed to worker processes") from None
+        out[key] = value
+    return out
+
+
+def app_from_env() -> FastAPI:
+    """The application of one worker process of `serve` (``--workers N``): settings from `SERVE_ENV`."""
+    from .connections import DeadlineProtocol
+
+    spec = json.loads(os.environ[SERVE_ENV])
+    configure_logging()
+    settings = _serve_settings(spec["db_url"], spec["host"], spec["port"], spec["overrides"])
+    DeadlineProtocol.request_deadline = settings.request_deadline
+    raise_open_file_limit()
+    return _frozen(create_app(settings))
+
+
+def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+          **overrides: Any) -> None:
+    """Start the portal with uvicorn (``ludothek serve`` calls this); ``workers`` server processes on one port.
+
+    With several workers, live updates and rate limits must be shared between them: Redis is required.
+    Background jobs (clocks, mail) run in every process and claim their work through the database, so
+    each deadline fires once and each mail goes out once; the metrics of all processes are summed
+    (prometheus-client's multiprocess mode, in ``PROMETHEUS_MULTIPROC_DIR`` or a fresh temporary folder).
+    """
+    import uvicorn
+
+    configure_logging()
+    settings = _serve_settings(db_url, host, port, overrides)
+    if workers < 1:
+        raise SystemExit("ludothek: --workers must be at least 1")
+    if workers == 1:
+        app = _frozen(create_app(settings))
+        _start_up_notes(settings, 1)
+        uvicorn.run(app, host=host, port=port, http=with_request_deadline(settings.request_deadline),
+                    **_uvicorn_options(settings))
+        return
+    if not settings.redis_url:
+        raise SystemExit("ludothek: several server processes need Redis (--redis or LUDOTHEK_REDIS): "
+                         "live updates and rate limits must reach every process")
+    # Migrate once, before the workers start (they would race each other on an empty database).
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    engine.dispose()
+    prepare_multiprocess_dir()
+    os.environ[SERVE_ENV] = json.dumps({"db_url": settings.db_url, "host": host, "port": port,
+                                        "overrides": _json_overrides(overrides)})
+    _start_up_notes(settings, workers)
+    uvicorn.run("ludothek.portal.app:app_from_env", factory=True, workers=workers, host=host, port=port,
+                http="ludothek.portal.connections:DeadlineProtocol", **_uvicorn_options(settings))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Path, Request
@@ -17,10 +17,12 @@ from .botrunner import BotRunner
 from .i18n import choose_lang
 from .limits import LoginBrake, RateLimits, SocketCounter
 from .live import Hub
+from .offload import Offload
 from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
 
 if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
+    from ludothek.portal.observe import Metrics
     from ludothek.workers.mail_links import MailLinks
     from ludothek.workers.runner import Runner
 
@@ -45,17 +47,30 @@ class Portal:
     links: MailLinks | None = None
     #: The in-process mail sender (``None``: another process sends).
     mail: Runner | None = None
+    #: Where the async handlers' store calls run (`ludothek.portal.offload`).
+    offload: Offload = field(default_factory=lambda: Offload(0))
+    #: The operator's figures (``/metrics``) and who may read them.
+    metrics: Metrics | None = None
+    metrics_allow: tuple[Any, ...] = ()
 
 def client_address(request: Any) -> str:
     """The client's address, as the key of per-address limits."""
     return request.client.host if request.client else "?"
 
 
+def limit_per_user_and_address(request: Any, user: UserInfo, kind: str) -> None:
+    """Count one ``kind`` ("game", "move", "chat") for the user and for the address; 429 past either limit.
+
+    The counters are shared by every server process when Redis is configured (`RateLimits`).
+    """
+    limits = portal_of(request).limits
+    limits.hit(f"{kind}_user", str(user.id))
+    limits.hit(f"{kind}_addr", client_address(request))
+
+
 def limit_game_creation(request: Any, user: UserInfo) -> None:
     """Count one new game for the user and for the address; 429 past either limit."""
-    limits = portal_of(request).limits
-    limits.hit("game_user", str(user.id))
-    limits.hit("game_addr", client_address(request))
+    limit_per_user_and_address(request, user, "game")
 
 
 def portal_of(request: Any) -> Portal:
@@ -98,6 +113,8 @@ def current_user(request: Request) -> UserInfo | None:
             if user is None:  # ended, expired, an expired guest or a deleted user: forget it
                 session.sid = None
                 session.dirty = True
+    if user is not None:
+        portal.store.touch(user.id)  # last activity, as friends see it (written every few minutes at most)
     request.state.user = user
     return user
 

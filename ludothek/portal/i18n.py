@@ -505,3 +505,250 @@ TEXTS.update({
     "mail_settings_footer": {"de": "Einstellungen: {url}", "en": "Settings: {url}"},
     "and": {"de": "und", "en": "and"},
 })
+
+# Friends, blocks and the game chat (issue 12, part 4).
+TEXTS.update({
+    "friends": {"de": "Freunde", "en": "Friends"},
+    "friends_note": {
+        "de": "Deine Freundesliste gehört dir allein: Wer darauf steht, erfährt es nicht. Du siehst, wann deine "
+              "Freunde zuletzt hier waren, und lädst sie mit einem Klick zu einem neuen Spiel ein.",
+        "en": "Your friend list is yours alone: nobody is told they are on it. You see when your friends were last "
+              "here, and invite them to a new game with one click.",
+    },
+    "friend_add_name": {"de": "Name des Freundes", "en": "Your friend's user name"},
+    "friend_add": {"de": "Als Freund hinzufügen", "en": "Add as a friend"},
+    "friends_count#one": {"de": "Ein Freund auf deiner Liste.", "en": "One friend on your list."},
+    "friends_count#other": {"de": "{n} Freunde auf deiner Liste.", "en": "{n} friends on your list."},
+    "friend_invite": {"de": "Zu einem Spiel einladen", "en": "Invite to a game"},
+    "friend_remove": {"de": "Entfernen", "en": "Remove"},
+    "friend_remove_from_list": {"de": "Von der Freundesliste nehmen", "en": "Take off my friend list"},
+    "profile_blocked": {"de": "Du hast diese Person blockiert.", "en": "You have blocked this user."},
+    "friends_none": {"de": "Noch niemand auf deiner Liste.", "en": "Nobody on your list yet."},
+    "blocks": {"de": "Blockiert", "en": "Blocked"},
+    "blocks_note": {
+        "de": "Wen du blockierst, der kann dich nicht mehr einladen, nicht mehr an deinen wartenden Spielen "
+              "teilnehmen und dich nicht zum Freund machen; seine Chat-Nachrichten siehst du nicht mehr. "
+              "Laufende Spiele gehen weiter.",
+        "en": "Whom you block can no longer invite you, join your waiting games or put you on their friend list, "
+              "and you no longer see their chat messages. Running games go on.",
+    },
+    "block_name": {"de": "Name der Person, die du blockieren willst", "en": "User name to block"},
+    "block": {"de": "Blockieren", "en": "Block"},
+    "unblock": {"de": "Nicht mehr blockieren", "en": "Unblock"},
+    "blocked_since": {"de": "seit {when}", "en": "since {when}"},
+    "active_never": {"de": "noch nicht gesehen", "en": "not seen yet"},
+    "active_now": {"de": "gerade aktiv", "en": "active now"},
+    "active_minutes#one": {"de": "vor {n} Minute aktiv", "en": "active {n} minute ago"},
+    "active_minutes#other": {"de": "vor {n} Minuten aktiv", "en": "active {n} minutes ago"},
+    "active_hours#one": {"de": "vor einer Stunde aktiv", "en": "active an hour ago"},
+    "active_hours#other": {"de": "vor {n} Stunden aktiv", "en": "active {n} hours ago"},
+    "active_days#one": {"de": "vor einem Tag aktiv", "en": "active a day ago"},
+    "active_days#other": {"de": "vor {n} Tagen aktiv", "en": "active {n} days ago"},
+    "friend_invite_one_click": {"de": "Freunde einladen:", "en": "Invite friends:"},
+    "friend_invite_full": {
+        "de": "Kein Platz ist mehr frei; wähle mehr Spieler oder mach einen Platz frei.",
+        "en": "No seat is free; choose more players or free a seat.",
+    },
+    "friends_add_hint": {
+        "de": "Freunde auf deine Liste setzen, um sie mit einem Klick einzuladen",
+        "en": "Put friends on your list to invite them with one click",
+    },
+    "chat": {"de": "Chat am Tisch", "en": "Table chat"},
+    "chat_players_only": {
+        "de": "Den Chat der Spieler kann man hier lesen, sobald das Spiel zu Ende ist.",
+        "en": "The players' chat can be read here once the game has ended.",
+    },
+    "chat_empty": {"de": "Noch keine Nachrichten.", "en": "No messages yet."},
+    "chat_placeholder": {"de": "Nachricht an den Tisch", "en": "Message to the table"},
+    "chat_send": {"de": "Senden", "en": "Send"},
+    "chat_note": {
+        "de": "Nur Text, höchstens {n} Zeichen, höchstens 10 Nachrichten pro Minute.",
+        "en": "Plain text, at most {n} characters, at most 10 messages a minute.",
+    },
+    "chat_at_move": {"de": "Zug {n}", "en": "move {n}"},
+    "chat_report": {"de": "Melden", "en": "Report"},
+    "chat_report_reason": {"de": "Grund der Meldung", "en": "Why you report it"},
+    "chat_reported": {"de": "Gemeldet. Danke!", "en": "Reported. Thank you!"},
+    "report_abuse": {"de": "Beleidigung", "en": "Abuse"},
+    "report_spam": {"de": "Spam", "en": "Spam"},
+    "report_cheating": {"de": "Schummeln", "en": "Cheating"},
+    "report_other": {"de": "Anderes", "en": "Other"},
+    "chat_earlier#one": {"de": "Eine frühere Nachricht – den ganzen Chat zeigen", "en": "One earlier message – show the whole chat"},
+    "chat_earlier#other": {"de": "{n} frühere Nachrichten – den ganzen Chat zeigen", "en": "{n} earlier messages – show the whole chat"},
+    "chat_hidden#one": {
+        "de": "Eine Nachricht von jemandem, den du blockiert hast, wird nicht gezeigt.",
+        "en": "One message by someone you blocked is not shown.",
+    },
+    "chat_hidden#other": {
+        "de": "{n} Nachrichten von Leuten, die du blockiert hast, werden nicht gezeigt.",
+        "en": "{n} messages by people you blocked are not shown.",
+    },
+    "err_no_user_named_plain": {"de": "Einen Benutzer „{name}“ gibt es nicht.", "en": "There is no user called “{name}”."},
+    "err_befriend_self": {"de": "Dich selbst kannst du nicht als Freund hinzufügen.", "en": "You cannot put yourself on your friend list."},
+    "err_block_self": {"de": "Dich selbst kannst du nicht blockieren.", "en": "You cannot block yourself."},
+    "err_you_blocked": {
+        "de": "Du hast {name} blockiert; hebe die Blockierung zuerst auf.", "en": "You have blocked {name}; unblock them first.",
+    },
+    "err_blocked_invite": {"de": "{name} nimmt keine Einladungen von dir an.", "en": "{name} does not accept invitations from you."},
+    "err_you_blocked_player": {
+        "de": "Du hast {name} blockiert, der in diesem Spiel mitspielt; hebe die Blockierung auf, um mitzuspielen.",
+        "en": "You have blocked {name}, who plays in this game; unblock them to join.",
+    },
+    "err_blocked_join": {"de": "Jemand in diesem Spiel hat dich blockiert.", "en": "A player of this game has blocked you."},
+    "err_blocked_friend": {"de": "{name} hat dich blockiert.", "en": "{name} has blocked you."},
+    "err_too_many_friends": {"de": "Deine Freundesliste ist voll ({n} Personen).", "en": "Your friend list is full ({n} people)."},
+    "err_too_many_blocks": {"de": "Deine Liste der Blockierten ist voll ({n} Personen).", "en": "Your block list is full ({n} people)."},
+    "err_not_friend": {"de": "„{name}“ steht nicht auf deiner Freundesliste.", "en": "“{name}” is not on your friend list."},
+    "err_not_blocked": {"de": "Du hast „{name}“ nicht blockiert.", "en": "You have not blocked “{name}”."},
+    "err_chat_not_seated": {
+        "de": "Nur wer in diesem Spiel mitspielt, kann in seinem Chat schreiben.",
+        "en": "Only the players of this game can write in its chat.",
+    },
+    "err_chat_players": {
+        "de": "Den Chat eines laufenden Spiels lesen nur seine Spieler.",
+        "en": "The chat of a game that has not ended is for its players only.",
+    },
+    "err_chat_empty": {"de": "Die Nachricht ist leer.", "en": "The message is empty."},
+    "err_chat_too_long": {
+        "de": "Eine Nachricht hat höchstens {n} Zeichen, diese hat {length}.",
+        "en": "A message has at most {n} characters; this one has {length}.",
+    },
+    "err_chat_cancelled": {"de": "Dieses Spiel wurde abgesagt.", "en": "This game was cancelled."},
+    "err_chat_full": {
+        "de": "Der Chat dieses Spiels ist voll ({n} Nachrichten).", "en": "This game's chat is full ({n} messages).",
+    },
+    "err_chat_rate": {
+        "de": "Höchstens 10 Nachrichten pro Minute; warte {seconds} Sekunden.",
+        "en": "At most 10 messages a minute; wait {seconds} seconds.",
+    },
+    "err_chat_rate_addr": {
+        "de": "Von deiner Adresse kommen sehr viele Nachrichten; warte {seconds} Sekunden.",
+        "en": "Very many messages come from your address; wait {seconds} seconds.",
+    },
+    "err_no_message": {
+        "de": "Eine Nachricht, die du melden könntest, gibt es unter dieser Nummer nicht.",
+        "en": "There is no message you could report with this id.",
+    },
+    "err_report_own": {"de": "Deine eigene Nachricht kannst du nicht melden.", "en": "You cannot report your own message."},
+    "err_already_reported": {"de": "Du hast diese Nachricht schon gemeldet.", "en": "You have reported this message already."},
+    "err_report_reason": {"de": "Unbekannter Grund der Meldung.", "en": "Unknown reason for a report."},
+    "err_no_report": {"de": "Diese Meldung gibt es nicht (oder sie ist erledigt).", "en": "There is no such open report."},
+})
+
+#: History, replays, ratings and profiles (issue 12).
+TEXTS.update({
+    "replay": {"de": "Wiederholung", "en": "Replay"},
+    "replay_mine": {"de": "Meine bisherigen Ansichten", "en": "Replay my views so far"},
+    "replay_imported": {"de": "hochgeladene Aufzeichnung, nicht gespeichert", "en": "uploaded record, not stored"},
+    "replay_step": {"de": "Zug {n} von {last}", "en": "Move {n} of {last}"},
+    "replay_first": {"de": "Zum Anfang", "en": "To the start"},
+    "replay_prev": {"de": "Einen Zug zurück", "en": "One move back"},
+    "replay_next": {"de": "Einen Zug vor", "en": "One move on"},
+    "replay_last": {"de": "Zum Ende", "en": "To the end"},
+    "replay_play": {"de": "Abspielen", "en": "Play"},
+    "replay_pause": {"de": "Anhalten", "en": "Pause"},
+    "replay_speed": {"de": "Tempo", "en": "Speed"},
+    "speed_fast": {"de": "schnell (2 Züge pro Sekunde)", "en": "fast (2 moves a second)"},
+    "speed_normal": {"de": "normal (1 Zug pro Sekunde)", "en": "normal (1 move a second)"},
+    "speed_slow": {"de": "langsam (1 Zug in 2 Sekunden)", "en": "slow (1 move every 2 seconds)"},
+    "replay_jump": {"de": "Springen zu Zug", "en": "Jump to move"},
+    "replay_view": {"de": "Ansicht von", "en": "View of"},
+    "replay_spectator": {"de": "Zuschauer", "en": "Spectator"},
+    "replay_show": {"de": "Zeigen", "en": "Show"},
+    "replay_extras": {"de": "Nachrichten bis hier", "en": "Messages so far"},
+    "record_download": {"de": "Aufzeichnung herunterladen (JSON)", "en": "Download the record (JSON)"},
+    "replay_import": {"de": "Aufzeichnung ansehen", "en": "View a record"},
+    "replay_import_note": {
+        "de": "Lade eine Spielaufzeichnung (JSON) hoch: Sie wird geprüft und als Wiederholung gezeigt, "
+              "aber nicht als Spiel dieser Seite gespeichert.",
+        "en": "Upload a game record (JSON): it is checked and shown as a replay, "
+              "but not stored as a game of this site.",
+    },
+    "replay_import_file": {"de": "Datei", "en": "File"},
+    "replay_import_text": {"de": "… oder die Aufzeichnung hier einfügen", "en": "… or paste the record here"},
+    "replay_import_show": {"de": "Prüfen und zeigen", "en": "Check and show"},
+    "whole_log": {"de": "Ganzer Spielverlauf", "en": "Whole log"},
+    "log_earlier": {"de": "Frühere Züge", "en": "Earlier moves"},
+    "member_since": {"de": "Dabei seit", "en": "Member since"},
+    "languages": {"de": "Sprachen", "en": "Languages"},
+    "languages_pick#one": {"de": "Sprachen, die ich spreche (höchstens {n})", "en": "Languages I speak (at most {n})"},
+    "languages_pick#other": {"de": "Sprachen, die ich spreche (höchstens {n})", "en": "Languages I speak (at most {n})"},
+    "profile_edit": {"de": "Profil bearbeiten", "en": "Edit my profile"},
+    "profile_link": {"de": "Mein Profil", "en": "My profile"},
+    "about_me": {"de": "Über mich", "en": "About me"},
+    "about_hint#one": {"de": "Nur Text, höchstens {n} Zeichen.", "en": "Plain text, at most {n} character."},
+    "about_hint#other": {"de": "Nur Text, höchstens {n} Zeichen.", "en": "Plain text, at most {n} characters."},
+    "save": {"de": "Speichern", "en": "Save"},
+    "profile_games": {"de": "Spiele und Wertungen", "en": "Games and ratings"},
+    "played": {"de": "gespielt", "en": "played"},
+    "won": {"de": "gewonnen", "en": "won"},
+    "rating": {"de": "Wertung", "en": "Rating"},
+    "rated_games#one": {"de": "{n} gewertete Partie", "en": "{n} rated game"},
+    "rated_games#other": {"de": "{n} gewertete Partien", "en": "{n} rated games"},
+    "leaderboard_place": {"de": "Platz {n} der Bestenliste", "en": "number {n} on the leaderboard"},
+    "rating_chart_caption": {"de": "Verlauf der Wertung in {game}", "en": "How the {game} rating went"},
+    "rating_chart_label#one": {
+        "de": "Wertung nach {n} Partie: {last}", "en": "Rating after {n} game: {last}",
+    },
+    "rating_chart_label#other": {
+        "de": "Wertung über {n} Partien: von {first} auf {last} (zwischen {low} und {high})",
+        "en": "Rating over {n} games: from {first} to {last} (between {low} and {high})",
+    },
+    "rating_note#one": {
+        "de": "Die Wertung ist μ − 3σ (openskill); gewertet werden Partien mit mindestens zwei Menschen. "
+              "In die Bestenliste kommt man ab {n} gewerteten Partie.",
+        "en": "The rating is μ − 3σ (openskill); games with at least two people count. "
+              "The leaderboard lists players from {n} rated game on.",
+    },
+    "rating_note#other": {
+        "de": "Die Wertung ist μ − 3σ (openskill); gewertet werden Partien mit mindestens zwei Menschen. "
+              "In die Bestenliste kommt man ab {n} gewerteten Partien.",
+        "en": "The rating is μ − 3σ (openskill); games with at least two people count. "
+              "The leaderboard lists players from {n} rated games on.",
+    },
+    "no_finished_games": {"de": "Noch keine beendete Partie.", "en": "No finished game yet."},
+    "running_watch": {"de": "Laufende Spiele (zum Zuschauen)", "en": "Running games (to watch)"},
+    "leaderboard": {"de": "Bestenliste", "en": "Leaderboard"},
+    "leaderboard_note#one": {
+        "de": "Sortiert nach der vorsichtigen Wertung μ − 3σ; dabei ist, wer mindestens {n} gewertete Partie hat.",
+        "en": "Sorted by the conservative rating μ − 3σ; it lists players with at least {n} rated game.",
+    },
+    "leaderboard_note#other": {
+        "de": "Sortiert nach der vorsichtigen Wertung μ − 3σ; dabei ist, wer mindestens {n} gewertete Partien hat.",
+        "en": "Sorted by the conservative rating μ − 3σ; it lists players with at least {n} rated games.",
+    },
+    "leaderboard_empty#one": {
+        "de": "Noch niemand hat {n} gewertete Partie.", "en": "Nobody has {n} rated game yet.",
+    },
+    "leaderboard_empty#other": {
+        "de": "Noch niemand hat {n} gewertete Partien.", "en": "Nobody has {n} rated games yet.",
+    },
+    "page_prev": {"de": "vorige Seite", "en": "previous page"},
+    "page_next": {"de": "nächste Seite", "en": "next page"},
+    "page_of": {"de": "Seite {n} von {total}", "en": "page {n} of {total}"},
+    "recent_finished": {"de": "Zuletzt beendet", "en": "Recently finished"},
+    "err_bad_record": {"de": "Die Aufzeichnung lässt sich nicht abspielen: {reason}", "en": "The record does not replay: {reason}"},
+    "err_no_record": {"de": "Wähle eine Aufzeichnungsdatei (JSON) oder füge eine ein.", "en": "Choose a record file (JSON) or paste a record."},
+    "err_bad_step": {"de": "Diesen Zug gibt es nicht (0 bis {last}).", "en": "There is no such move (0 to {last})."},
+    "err_bad_seat": {"de": "Diesen Platz gibt es in diesem Spiel nicht.", "en": "There is no such seat in this game."},
+    "err_replay_seat": {
+        "de": "Solange das Spiel läuft, kannst du nur deine eigenen Ansichten (oder die der Zuschauer) wiederholen.",
+        "en": "While the game runs, you can replay only your own views (or a spectator's).",
+    },
+    "err_about_control": {
+        "de": "Der Text über dich darf keine Steuerzeichen enthalten ({char}).",
+        "en": "The text about you must not contain control characters ({char}).",
+    },
+    "err_about_long": {
+        "de": "Der Text über dich hat {n} Zeichen; höchstens {max} passen.",
+        "en": "The text about you has {n} characters; at most {max} fit.",
+    },
+    "err_bad_language": {"de": "Diese Sprache kennen wir nicht: {code}", "en": "Unknown language: {code}"},
+    "err_too_many_languages": {"de": "Nenne höchstens {max} Sprachen.", "en": "Name at most {max} languages."},
+    "err_not_finished": {
+        "de": "Die Aufzeichnung gibt es zum Herunterladen, sobald das Spiel beendet ist.",
+        "en": "The record can be downloaded once the game is over.",
+    },
+    "err_bad_limit": {"de": "Ungültige Anzahl Zeilen.", "en": "Invalid number of lines."},
+    "err_bad_before": {"de": "Ungültige Zugnummer.", "en": "Invalid move number."},
+})

@@ -4,6 +4,12 @@ A message says only public facts (the game, its new sequence number, the seat
 to move, the status); each page or program then fetches its own view, so an
 update can never carry another seat's secrets.
 
+Chat messages travel on the same channel, addressed: a message may name the
+users who may hear it (``to``) and those who must not (``skip``, who blocked
+the author).  Each watcher is registered with its user, and a process hands
+an addressed message only to the watchers it names, without the addresses.
+While a game runs, ``to`` is its table, so spectators never hear its chat.
+
 Fan-out is in-process by default.  With a Redis URL, every process publishes
 to one Redis channel and each forwards what it hears to its own watchers, so
 several servers behind a load balancer all see every move.
@@ -41,24 +47,25 @@ class Hub:
     """Watchers per game; `publish` may be called from any thread."""
 
     def __init__(self) -> None:
-        self._watchers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
+        #: Per game: each watcher's queue and the user behind it (None: nobody logged in).
+        self._watchers: dict[int, dict[asyncio.Queue[dict[str, Any]], int | None]] = defaultdict(dict)
         self._user_watchers: dict[int, set[asyncio.Queue[dict[str, Any]]]] = defaultdict(set)
         self._lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    def watch(self, game_id: int) -> asyncio.Queue[dict[str, Any]]:
+    def watch(self, game_id: int, user_id: int | None = None) -> asyncio.Queue[dict[str, Any]]:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=256)
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         with self._lock:
-            self._watchers[game_id].add(queue)
+            self._watchers[game_id][queue] = user_id
         return queue
 
     def unwatch(self, game_id: int, queue: asyncio.Queue[dict[str, Any]]) -> None:
         with self._lock:
             watchers = self._watchers.get(game_id)
             if watchers is not None:
-                watchers.discard(queue)
+                watchers.pop(queue, None)
                 if not watchers:
                     del self._watchers[game_id]
 
@@ -68,7 +75,15 @@ class Hub:
 
     def _deliver(self, game_id: int, message: dict[str, Any]) -> None:
         with self._lock:
-            queues = list(self._watchers.get(game_id, ()))
+            watchers = list(self._watchers.get(game_id, {}).items())
+        if "to" in message or "skip" in message:
+            to = message.pop("to", None)
+            allowed = None if to is None else set(to)
+            skip = set(message.pop("skip", None) or ())
+            queues = [q for q, user in watchers
+                      if (allowed is None or user in allowed) and (user is None or user not in skip)]
+        else:
+            queues = [q for q, _ in watchers]
         for q in queues:
             if q.full():  # a stuck watcher only needs the newest news
                 with contextlib.suppress(asyncio.QueueEmpty):
@@ -92,6 +107,10 @@ class Hub:
     def publish(self, event: GameEvent) -> None:
         """Store listener: tell watchers of this game."""
         self.deliver(event.game_id, event_message(event))
+
+    def publish_to(self, game_id: int, message: dict[str, Any], to: list[int] | None, skip: list[int]) -> None:
+        """Tell the watchers of this game who are users in ``to`` (None: all) and not in ``skip``."""
+        self.deliver(game_id, {**message, "game": game_id, "to": to, "skip": skip})
 
     # A user's own channel: "a game became your turn", for the tab title, lists and browser notifications.
     def watch_user(self, user_id: int) -> asyncio.Queue[dict[str, Any]]:
@@ -157,6 +176,9 @@ class RedisHub(Hub):
 
     def publish_user(self, user_id: int, message: dict[str, Any]) -> None:
         self._pub.publish(self.channel, json.dumps({**message, "user": user_id}))
+
+    def publish_to(self, game_id: int, message: dict[str, Any], to: list[int] | None, skip: list[int]) -> None:
+        self._pub.publish(self.channel, json.dumps({**message, "game": game_id, "to": to, "skip": skip}))
 
     async def start(self) -> None:
         await super().start()

@@ -31,7 +31,7 @@ from .pages import CsrfField, check_csrf, message_of, need_user, redirect, rende
 from .sockets import admit, relay, release
 
 pages = APIRouter(include_in_schema=False)
-api = APIRouter(prefix="/api", tags=["notifications"])
+api = APIRouter(tags=["notifications"])
 
 
 def links_of(request: Any) -> MailLinks:

@@ -27,6 +27,7 @@ from .context import (
     current_user,
     lang_of,
     limit_game_creation,
+    limit_per_user_and_address,
     log_in,
     log_out,
     portal_of,
@@ -110,6 +111,12 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "pick": lambda texts: pick_text(texts, lang),
         "waiting": _waiting(request, user),
     }
+
+
+def _chat_context(request: Request, info: Any, user: UserInfo | None) -> dict[str, Any]:
+    from .chat import chat_context  # the chat's routes build on this module
+
+    return chat_context(request, info, user)
 
 
 def _waiting(request: Request, user: UserInfo | None) -> int:
@@ -271,10 +278,19 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
 # ----------------------------------------------------------------------------- lobby
 @router.get("/new", response_class=HTMLResponse)
 def new_game_form(request: Request, game: str | None = None) -> Response:
+    """The new-game form; ``?invite=name`` (repeatable, e.g. from the friend list) fills in invitations."""
     user = need_user(request)
     ids = eng.games()
     chosen = eng.load(game if game in ids else ids[0]) if ids else None
-    return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values={})
+    values: dict[str, str] = {}
+    invites = [n[:40] for n in request.query_params.getlist("invite") if n.strip()]
+    if chosen is not None and invites:
+        invites = list(dict.fromkeys(invites))[: chosen.max_players - 1]
+        values["players"] = str(max(chosen.min_players, len(invites) + 1))
+        for i, name in enumerate(invites, start=1):
+            values[f"seat{i}"], values[f"seat{i}_name"] = "invite", name
+    return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values=values,
+                  friends=portal_of(request).store.friend_names(user.id))
 
 
 @router.post("/new")
@@ -308,7 +324,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 
     def refuse(message: str, status: int = 400) -> Response:
         return render(request, "new_game.html", user, status=status, games=[eng.load(g) for g in eng.games()],
-                      chosen=game, error=message, values=form)
+                      chosen=game, error=message, values=form, friends=store.friend_names(user.id))
 
     try:
         players = int(form.get("players", ""))
@@ -431,6 +447,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
     lang = lang_of(request, user)
     with portal.store.state(game_id) as (info, tracked):
         game = eng.load(info.game)
+        chat = _chat_context(request, info, user) if full else {}
         summary = game_summary(info, user, lang)
         ctx: dict[str, Any] = {
             "info": info, "summary": summary, "game": game, "error": error,
@@ -441,6 +458,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "clock": clock_by_seat(portal.store.clock_view(info), lang),
             "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
+            **chat,
         }
         if tracked is not None:
             seat = info.seat_of(user.id) if user else None
@@ -483,13 +501,16 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
             seq_no = int(seq)
         except ValueError:
             raise BadRequest("seq must be a whole number") from None
+        limit_per_user_and_address(request, user, "move")
         if action == eng.UNDO:
             store.undo(game_id, seat, seq_no)
         else:
             store.submit(game_id, seat, action, seq_no)
     except StoreError as exc:
-        return game_fragment(request, game_id, user, error=message_of(exc, user.lang),
-                             status=exc.status)
+        refused = game_fragment(request, game_id, user, error=message_of(exc, user.lang), status=exc.status)
+        if exc.status == 429:
+            refused.headers["Retry-After"] = str(exc.params["seconds"])
+        return refused
     if not request.headers.get("hx-request"):
         return redirect(request, f"/games/{game_id}")
     return game_fragment(request, game_id, user)

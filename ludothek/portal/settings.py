@@ -8,6 +8,8 @@ from pathlib import Path
 
 from argon2 import PasswordHasher
 
+from .offload import DB_THREADS
+
 DEFAULT_DB_DIR = Path("var")
 DEFAULT_DB_URL = f"sqlite:///{DEFAULT_DB_DIR / 'ludothek.sqlite3'}"
 
@@ -57,6 +59,12 @@ class Settings:
     mail_from: str = "Ludothek <noreply@localhost>"
     #: Seconds between two looks at the outbox by the in-process sender; 0: no sender in this process.
     mail_interval: float = 2.0
+    #: Who may read ``/metrics``: addresses or networks, comma-separated (``LUDOTHEK_METRICS_ALLOW``).
+    metrics_allow: str = "127.0.0.1/32,::1/128"
+    #: Threads for the async handlers' database calls (PostgreSQL; SQLite calls run on the event loop).
+    db_threads: int = DB_THREADS
+    #: One log line per request (``LUDOTHEK_ACCESS_LOG=off`` switches it off).
+    access_log: bool = True
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
@@ -68,8 +76,34 @@ class Settings:
             bot_delay=float(os.environ.get("LUDOTHEK_BOT_DELAY", "0.4")),
             secure_cookies=os.environ.get("LUDOTHEK_SECURE_COOKIES") == "1",
             rate_limits=os.environ.get("LUDOTHEK_RATE_LIMITS", "on") != "off",
+            limit_rules=parse_limit_rules(os.environ.get("LUDOTHEK_RATE_LIMIT_RULES", "")),
             base_url=os.environ.get("LUDOTHEK_BASE_URL") or "http://127.0.0.1:8000",
             smtp_url=os.environ.get("LUDOTHEK_SMTP_URL") or None,
             mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",
             mail_interval=float(os.environ.get("LUDOTHEK_MAIL_INTERVAL", "2")),
+            metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
+            access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
         )
+
+
+def parse_limit_rules(spec: str) -> dict[str, str]:
+    """``"register=20/hour, move_user=300/minute"`` (``LUDOTHEK_RATE_LIMIT_RULES``) -> overrides by name."""
+    from limits import parse
+
+    from .limits import DEFAULT_RULES
+
+    rules: dict[str, str] = {}
+    for item in spec.replace(";", ",").split(","):
+        if not item.strip():
+            continue
+        name, sep, rule = item.partition("=")
+        name, rule = name.strip(), rule.strip()
+        if not sep or name not in DEFAULT_RULES:
+            raise ValueError(f"LUDOTHEK_RATE_LIMIT_RULES: {item.strip()!r} is not name=rule with a name of "
+                             f"{', '.join(DEFAULT_RULES)}")
+        try:
+            parse(rule)
+        except ValueError:
+            raise ValueError(f"LUDOTHEK_RATE_LIMIT_RULES: {rule!r} is not a rate such as 20/hour") from None
+        rules[name] = rule
+    return rules

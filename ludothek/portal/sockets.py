@@ -45,20 +45,28 @@ async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
     if not _same_origin(websocket):
         await websocket.close(code=1008)
         return None
-    user = _user_of(websocket)
+    user = await portal_of(websocket).offload(_user_of, websocket)
     if user is None:
         # Live updates need a session or a token (a spectator who is not logged in reloads instead).
         await websocket.close(code=1008, reason="log in to follow games live")
         return None
     address = websocket.client.host if websocket.client else "?"
-    if not portal_of(websocket).sockets.open(user.id, address):
+    portal = portal_of(websocket)
+    portal.store.touch(user.id)
+    if not portal.sockets.open(user.id, address):
         await websocket.close(code=1013, reason="too many live connections; close another tab")
         return None
+    if portal.metrics is not None:
+        portal.metrics.sockets.inc()
+    websocket.state.user = user  # the access log names the user by id
     return user, address
 
 
 def release(websocket: WebSocket, admitted: tuple[UserInfo, str]) -> None:
-    portal_of(websocket).sockets.close(admitted[0].id, admitted[1])
+    portal = portal_of(websocket)
+    portal.sockets.close(admitted[0].id, admitted[1])
+    if portal.metrics is not None:
+        portal.metrics.sockets.dec()
 
 
 async def relay(websocket: WebSocket, queue: asyncio.Queue[dict[str, Any]], hello: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from .base import StoreBase
 from .errors import (
     BadRequest,
     Conflict,
+    Forbidden,
     NotFound,
     Unauthorized,
 )
@@ -37,7 +38,7 @@ class AccountStore(StoreBase):
     # ------------------------------------------------------------------ accounts
     @staticmethod
     def _user_info(u: Any) -> UserInfo:
-        return UserInfo(u.id, u.name, bool(u.is_guest), u.lang, aware(u.guest_expires_at))
+        return UserInfo(u.id, u.name, bool(u.is_guest), u.lang, aware(u.guest_expires_at), bool(u.is_admin))
 
     def _check_name(self, name: str) -> str:
         if not isinstance(name, str) or not NAME_RE.match(name):
@@ -127,6 +128,9 @@ class AccountStore(StoreBase):
             self.hasher.verify(row.password_hash, password)
         except (VerificationError, InvalidHashError):
             raise refusal from None
+        if row.blocked_at is not None:
+            # Said only to whoever knows the password: nobody else learns that the account exists.
+            raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
         return self._user_info(row)
 
     def user(self, user_id: int) -> UserInfo | None:
@@ -139,7 +143,7 @@ class AccountStore(StoreBase):
     def _load_user(self, user_id: int) -> UserInfo | None:
         with self.engine.begin() as conn:
             row = conn.execute(select(User).where(User.id == user_id)).first()
-        if row is None:
+        if row is None or row.blocked_at is not None:  # a blocked account acts no more, whatever it holds
             return None
         info = self._user_info(row)
         if info.is_guest and info.guest_expires_at is not None and info.guest_expires_at < utcnow():

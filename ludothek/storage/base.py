@@ -9,7 +9,8 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +25,7 @@ from .errors import (
 )
 from .info import GameEvent, GameInfo, SeatInfo, UserInfo, aware, seat_label
 from .models import GameRow, Meta, SeatRow, User, utcnow
+from .rating_update import finish_game
 from .tracked import Tracked
 
 #: Chance outcomes come from the operating system's CSPRNG: no client can predict or steer them.
@@ -74,6 +76,8 @@ class StoreBase:
         self._info_cache: dict[int, GameInfo] = {}
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._sqlite = engine.dialect.name == "sqlite"
+        #: The driver's parameter mark for plain SQL (``?`` on SQLite, ``%s`` on PostgreSQL).
+        self._mark = mark
         self._live_sql = f"SELECT seq, status, to_move, turn_since, deadline, seats_rev FROM games WHERE id = {mark}"
         #: The optimistic write of a move: it succeeds only against the sequence number it was made on.
         self._move_sql = (
@@ -94,6 +98,37 @@ class StoreBase:
         #: Who is behind a token or session, remembered briefly: every API request asks.
         self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
         self.user_cache_seconds = 30.0
+
+    @contextmanager
+    def _raw(self, single: bool = False) -> Iterator[Any]:
+        """A pooled DB-API connection (plain SQL: this is for the statements every request runs).
+
+        ``single``: the caller runs one statement that needs no transaction around it.  On
+        PostgreSQL it then runs in autocommit, which saves the ``BEGIN`` before it and the
+        ``ROLLBACK`` when the connection goes back to the pool: one round trip instead of three.
+        """
+        raw = self.engine.raw_connection()
+        driver = raw.driver_connection if single and not self._sqlite else None
+        try:
+            if driver is not None:
+                driver.autocommit = True
+            yield raw
+        finally:
+            try:
+                if driver is not None and not driver.closed:
+                    driver.autocommit = False
+            finally:
+                raw.close()  # back to the pool
+
+    def _read_one(self, sql: str, params: tuple[Any, ...]) -> Any:
+        """The first row of one plain-SQL query, in a single round trip."""
+        with self._raw(single=True) as raw:
+            cur = raw.cursor()
+            try:
+                cur.execute(sql, params)
+                return cur.fetchone()
+            finally:
+                cur.close()
 
     def _cached_user(self, key: tuple[str, object], load: Callable[[], UserInfo | None]) -> UserInfo | None:
         now = time.monotonic()
@@ -154,14 +189,7 @@ class StoreBase:
         """
         cached = self._info_cache.get(game_id)
         if cached is not None:
-            raw = self.engine.raw_connection()  # plain DB-API: no statement or result objects to build
-            try:
-                cur = raw.cursor()
-                cur.execute(self._live_sql, (game_id,))
-                row = cur.fetchone()
-                cur.close()
-            finally:
-                raw.close()
+            row = self._read_one(self._live_sql, (game_id,))  # plain DB-API: no statement or result objects
             if row is not None and row[1] == "running" and row[5] == cached.seats_rev:
                 return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=_when(row[3]),
                                            deadline=_when(row[4]))
@@ -206,6 +234,29 @@ class StoreBase:
             clock=json.loads(row.clock_json) if row.clock_json else None, deadline=aware(row.deadline),
             seats_rev=row.seats_rev or 0,
         )
+
+    def _game_infos(self, ids: Sequence[int]) -> list[GameInfo]:
+        """Several games at once (in the order of ``ids``), with two queries instead of two per game.
+
+        For lists of finished games (profiles, game pages), which the summary cache never holds.
+        """
+        if not ids:
+            return []
+        with self.engine.begin() as conn:
+            rows = {r.id: r for r in conn.execute(select(GameRow).where(GameRow.id.in_(list(ids)))).all()}
+            seat_rows = conn.execute(
+                select(SeatRow.game_id, SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
+                       SeatRow.abandon_vote, User.name)
+                .outerjoin(User, User.id == SeatRow.user_id)
+                .where(SeatRow.game_id.in_(list(ids)))
+                .order_by(SeatRow.game_id, SeatRow.seat)
+            ).all()
+        seats: dict[int, list[SeatInfo]] = {}
+        for r in seat_rows:
+            seats.setdefault(r.game_id, []).append(
+                SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot, r.left_as,
+                         bool(r.abandon_vote)))
+        return [self._info_from_row(rows[gid], tuple(seats.get(gid, ()))) for gid in ids if gid in rows]
 
     def _games(self, where: Any, order: Any = None, limit: int = 200) -> list[GameInfo]:
         query = select(GameRow.id).where(where).limit(limit)
@@ -255,11 +306,20 @@ class StoreBase:
                 [(game_id, start + i, seat, action, when) for i, (seat, action) in enumerate(actions)],
             )
 
-    @staticmethod
-    def _finish_if_over(conn: Any, game_id: int, state: State, now: datetime) -> None:
+    def _finish_if_over(self, conn: Any, game_id: int, state: State, now: datetime) -> None:
+        """Inside a transaction: if ``state`` is over, store the end, the seats' places and the ratings."""
         if state.current_player() == TERMINAL:
+            result = state.result_json()
             conn.execute(
                 update(GameRow).where(GameRow.id == game_id).values(
-                    status="finished", finished_at=now, result_json=json.dumps(state.result_json())
+                    status="finished", finished_at=now, result_json=json.dumps(result)
                 )
             )
+            seats = conn.execute(select(SeatRow.seat, SeatRow.user_id).where(SeatRow.game_id == game_id)).all()
+            kind = conn.execute(select(GameRow.game).where(GameRow.id == game_id)).scalar_one()
+            cur = conn.connection.cursor()  # the same transaction, in the plain SQL the move path speaks
+            try:
+                finish_game(cur, self._mark, not self._sqlite, game_id, kind, result,
+                            {s.seat: s.user_id for s in seats}, self._db_time(now))
+            finally:
+                cur.close()

@@ -7,6 +7,10 @@ code path (`migrate`), with no ``alembic.ini`` to find on disk.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,7 +19,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
 
@@ -28,12 +32,36 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite files get WAL mode and a busy timeout so that threads can share them."""
+#: A pooled PostgreSQL connection idle longer than this is pinged before use (seconds).
+IDLE_PING_SECONDS = 5.0
+#: Connections per server process (PostgreSQL): the pool, and as many again under a burst
+#: (``LUDOTHEK_DB_POOL``).  A move holds one for a commit, and a commit waits for the database's disk:
+#: moves in flight at once, not CPU, bound the throughput (``docs/operations.md``).
+PG_POOL_SIZE = 32
+SQLITE_SYNC = ("normal", "full")
+
+
+def sqlite_sync() -> str:
+    """``LUDOTHEK_SQLITE_SYNC``: ``normal`` (default) or ``full`` (an acknowledged move survives a power cut)."""
+    value = (os.environ.get("LUDOTHEK_SQLITE_SYNC") or "normal").lower()
+    if value not in SQLITE_SYNC:
+        raise ValueError(f"LUDOTHEK_SQLITE_SYNC must be one of {', '.join(SQLITE_SYNC)}, not {value!r}")
+    return value
+
+
+def make_engine(url: str, sync: str | None = None) -> Engine:
+    """An engine for ``url``; SQLite files get WAL mode and a busy timeout so that threads can share them.
+
+    ``sync`` (SQLite): ``normal`` or ``full``, default `sqlite_sync`.  Statement parameters never appear
+    in error messages or logs (``hide_parameters``): they can hold e-mail addresses and hashes.
+    """
     url = normalize_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
+        synchronous = (sync or sqlite_sync()).upper()
+        if synchronous.lower() not in SQLITE_SYNC:
+            raise ValueError(f"SQLite synchronous must be one of {', '.join(SQLITE_SYNC)}, not {sync!r}")
         kwargs: dict[str, Any] = {
             "connect_args": {"check_same_thread": False, "timeout": 30},
             "pool_size": 20,
@@ -43,20 +71,47 @@ def make_engine(url: str) -> Engine:
             kwargs = {"connect_args": kwargs["connect_args"], "poolclass": StaticPool}
         else:
             Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, **kwargs)
+        engine = create_engine(url, hide_parameters=True, **kwargs)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             if database not in ("", ":memory:"):
                 cur.execute("PRAGMA journal_mode=WAL")
-            # WAL with synchronous=NORMAL is durable against process crashes, which is what a restart needs.
-            cur.execute("PRAGMA synchronous=NORMAL")
+            # WAL with synchronous=NORMAL is durable against process crashes (what a restart needs), not
+            # against a power cut: the last commits may be lost then.  FULL syncs the log at every commit.
+            cur.execute(f"PRAGMA synchronous={synchronous}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    pool = int(os.environ.get("LUDOTHEK_DB_POOL") or PG_POOL_SIZE)
+    engine = create_engine(url, pool_size=pool, max_overflow=pool, hide_parameters=True)
+    _ping_when_idle(engine)
+    return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a pooled connection before use only if it sat idle: a busy server pays no round trip for it.
+
+    SQLAlchemy's ``pool_pre_ping`` pings at every checkout, a round trip per request.  A connection
+    that was in use a moment ago is alive; one idle for `IDLE_PING_SECONDS` may have been cut (a
+    database restart, a firewall), and a failed ping makes the pool replace it (``DisconnectionError``).
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_conn: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is not None and time.monotonic() - idle_since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as error:
+            raise exc.DisconnectionError(f"a pooled connection did not answer: {error}") from error
 
 
 def _alembic_config(engine: Engine) -> Config:
@@ -67,8 +122,35 @@ def _alembic_config(engine: Engine) -> Config:
     return cfg
 
 
+#: The PostgreSQL advisory lock that lets one process at a time migrate (any number may start at once).
+MIGRATION_LOCK = 0x1D07E4
+
+
+@contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """One migrating process at a time: several servers started together on an empty database would
+    otherwise all try to create the same tables.  SQLite: a lock file beside the database."""
+    database = engine.url.database or ""
+    if engine.dialect.name != "sqlite" or database in ("", ":memory:"):
+        yield
+        return
+    import fcntl
+
+    with open(f"{database}.migrate-lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def migrate(engine: Engine) -> None:
-    """Bring the database to the newest schema (creating it when empty)."""
+    """Bring the database to the newest schema (creating it when empty); safe to run from several processes."""
+    with _migration_lock(engine):
+        _migrate(engine)
+
+
+def _migrate(engine: Engine) -> None:
     cfg = _alembic_config(engine)
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
@@ -80,6 +162,9 @@ def migrate(engine: Engine) -> None:
             connection.commit()
         try:
             with connection.begin():
+                if engine.dialect.name == "postgresql":
+                    # Held until this transaction ends: a second server waits here, then finds nothing to do.
+                    connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
                 cfg.attributes["connection"] = connection
                 command.upgrade(cfg, "head")
                 if sqlite:

@@ -22,6 +22,8 @@ class UserInfo:
     is_guest: bool
     lang: str
     guest_expires_at: datetime | None = None
+    #: May use the admin page and the admin API.
+    is_admin: bool = False
 
 
 def seat_label(kind: str, seat: int, user_name: str | None) -> str | None:

@@ -15,6 +15,7 @@ from ludothek.engine import InvalidOptions
 
 from .accounts import AccountStore
 from .base import CHANCE_RNG
+from .blocks import block_partners, lock_users, refuse_blocked_invitations, refuse_blocked_seat
 from .errors import (
     BadRequest,
     Conflict,
@@ -109,6 +110,10 @@ class LobbyStore(AccountStore):
                 retry_after=60,
             )
         with self.engine.begin() as conn:
+            if invited:
+                # Blocks are checked under the users' row locks, which `SocialStore.block` takes too.
+                lock_users(conn, [creator.id, *invited])
+                refuse_blocked_invitations(conn, creator.id, invited)
             gid = conn.execute(
                 insert(GameRow).values(
                     game=game.id, rules_version=game.rules_version, num_players=num_players,
@@ -159,6 +164,8 @@ class LobbyStore(AccountStore):
             seats = self._seat_rows(conn, game_id)
             if any(s.kind == "player" and s.user_id == user.id for s in seats):
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
+            # Under the game's claim, which `SocialStore.block` takes too: a block committed first is seen here.
+            refuse_blocked_seat(conn, user.id, [s.user_id for s in seats if s.kind == "player"])
             mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
             free = mine or [s for s in seats if s.kind == "open"]
             if not free:
@@ -278,10 +285,13 @@ class LobbyStore(AccountStore):
         me = user.id if user else -1
         waiting = select(SeatRow.game_id).where(or_(SeatRow.kind == "open", SeatRow.user_id == me))
         invited = select(SeatRow.game_id).where(SeatRow.user_id == me, SeatRow.kind == "invited")
+        where = (GameRow.status == "open") & GameRow.id.in_(waiting)
+        if user is not None:  # nor the games of someone with a block between us (either way)
+            where &= or_(GameRow.creator_id.is_(None), GameRow.creator_id.not_in(block_partners(user.id)))
         with self.engine.begin() as conn:
             rows = conn.execute(
                 select(GameRow.id, GameRow.creator_id, GameRow.id.in_(invited).label("for_me"))
-                .where(GameRow.status == "open", GameRow.id.in_(waiting))
+                .where(where)
                 .order_by(GameRow.created_at.desc(), GameRow.id.desc())
                 .limit(limit * 20)
             ).all()

@@ -64,6 +64,14 @@ class User(Base):
     guest_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     lang: Mapped[str] = mapped_column(String(2), default="en")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: May use the admin page (`ludothek admin make-admin NAME`).
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    #: When an administrator blocked the account (NULL: not blocked): it cannot log in or act.
+    blocked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: "About me": plain text, at most 500 characters (``ludothek.storage.profiles``).
+    about: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The languages the user speaks, as codes separated by commas (``de,en``); NULL: only ``lang``.
+    languages: Mapped[str | None] = mapped_column(String(60), nullable=True)
 
 
 class ApiToken(Base):
@@ -149,6 +157,8 @@ class SeatRow(Base):
     left_as: Mapped[str | None] = mapped_column(String(12), nullable=True)
     #: This player agrees to abandon the game (the creator's vote is the offer).
     abandon_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    #: The seat's final place once the game is finished (the stored result: leavers placed last).
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Vacation(Base):
@@ -266,3 +276,91 @@ class MailLease(Base):
     name: Mapped[str] = mapped_column(String(16), primary_key=True)
     owner: Mapped[str] = mapped_column(String(64))
     until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# ----------------------------------------------------------------------------- friends, blocks, chat (issue 12)
+class Friend(Base):
+    """``user_id`` keeps ``friend_id`` on their friend list (one-way, like Yucata's buddy list)."""
+
+    __tablename__ = "friends"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    friend_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Block(Base):
+    """``user_id`` blocked ``blocked_id``: no invitations, no shared waiting games, no chat between them."""
+
+    __tablename__ = "blocks"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    blocked_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class UserActivity(Base):
+    """When a user last used the site (any page, API call, move or socket), written at most every few minutes."""
+
+    __tablename__ = "user_activity"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChatMessage(Base):
+    """One message of a game's chat; ``seq`` is the game's move number when it was written."""
+
+    __tablename__ = "chat_messages"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Read by game, in id order: the index covers it.
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChatReport(Base):
+    """A player's report of a chat message, for the operators' queue (``ludothek admin reports``)."""
+
+    __tablename__ = "chat_reports"
+    __table_args__ = (UniqueConstraint("message_id", "reporter_id", name="uq_chat_reports_message_reporter"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("chat_messages.id", ondelete="CASCADE"))
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    #: ``abuse``, ``spam``, ``cheating`` or ``other``.
+    reason: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Set when an operator has dealt with it; open reports have none.
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+class Rating(Base):
+    """A user's rating in one game kind (openskill Plackett-Luce; see ``ludothek.storage.ratings``)."""
+
+    __tablename__ = "ratings"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    #: mu - 3 sigma: what the leaderboard sorts by (index ``ix_ratings_board`` on (game, conservative)).
+    conservative: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RatingChange(Base):
+    """One rated player of one rated game: the rating before and after.  ``id`` orders the updates."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("game_id", "user_id", name="uq_rating_changes_game_user"),
+        {"sqlite_autoincrement": True},
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(40))
+    place: Mapped[int] = mapped_column(Integer)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -66,11 +66,15 @@ def queue_mail(
     ))
 
 
+#: The columns a move's outbox row sets (`outbox_sql`, and `ludothek.storage.onetrip`).
+OUTBOX_COLUMNS = "user_id, kind, game_id, seq, payload_json, created_at, status, attempts, next_attempt_at"
+
+
 def outbox_sql(mark: str) -> str:
     """The plain-SQL form of `queue_mail` for the move path (a DB-API cursor, no SQLAlchemy)."""
     return (
-        "INSERT INTO outbox (user_id, kind, game_id, seq, payload_json, created_at, status, attempts, "
-        f"next_attempt_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark}, 'pending', 0, {mark})"
+        f"INSERT INTO outbox ({OUTBOX_COLUMNS}) "
+        f"VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark}, 'pending', 0, {mark})"
     )
 
 

@@ -29,7 +29,9 @@ from .errors import (
 from .info import GameEvent, GameInfo
 from .lobby import LobbyStore
 from .models import ActionRow, utcnow
+from .onetrip import move_statement
 from .outbox import outbox_sql
+from .rating_update import finish_game
 from .text import check_text
 from .timecontrol import clock_after_move, placed_last
 from .tracked import Tracked, undone_rows
@@ -200,7 +202,7 @@ class PlayStore(LobbyStore):
     @staticmethod
     def _check_current(info: GameInfo, seq: int, what: str) -> None:
         """Refuse a ``what`` ("move", "undo") unless the game runs and is at move ``seq``."""
-        if info.status == "finished":
+        if info.status in ("finished", "abandoned"):
             raise Conflict("the game is over", code_key="game_over")
         if info.status != "running":
             raise Conflict("the game has not started", code_key="not_started")
@@ -263,6 +265,13 @@ class PlayStore(LobbyStore):
             # A game with a time control: the next deadline (vacations read in their own short transaction).
             with self.engine.begin() as conn:
                 deadline, bank = clock_after_move(conn, info, mover, to_move, now)
+        if not self._sqlite and to_move != TERMINAL:
+            # PostgreSQL, a move that does not end the game: one statement, one round trip.  The last
+            # move of a game places the seats and rates the players (reads and writes): a transaction.
+            if not self._write_move_one_trip(game_id, seq, new, to_move, when, deadline, bank, info, mails):
+                self._refuse_lost_seat(game_id, seq, info)
+                raise stale
+            return
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
@@ -285,6 +294,9 @@ class PlayStore(LobbyStore):
                 if to_move == TERMINAL:
                     result = placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
                     cur.execute(self._finish_sql, ("finished", when, json.dumps(result), game_id))
+                    # The seats' places and the ratings, in the transaction that ends the game.
+                    finish_game(cur, self._mark, not self._sqlite, game_id, info.game, result,
+                                {s.seat: s.user_id for s in info.seats}, when)
                 raw.commit()
             except self._integrity_errors:
                 raw.rollback()
@@ -296,6 +308,36 @@ class PlayStore(LobbyStore):
                 cur.close()
         finally:
             raw.close()  # back to the pool
+
+    def _write_move_one_trip(
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, when: Any,
+        deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
+        mails: Sequence[tuple[int, str, str]],
+    ) -> bool:
+        """`_write_move` on PostgreSQL: one statement, one round trip (`ludothek.storage.onetrip`).
+
+        ``False`` when the optimistic write found the game moved on (or its seats changed hands).
+        """
+        params: list[Any] = [seq + len(new), to_move, when, deadline, game_id, seq, info.seats_rev, when]
+        for i, (s, a) in enumerate(new):
+            params += [seq + i, s, a]
+        if mails:
+            params += [seq + len(new), when, when]
+            for user_id, kind, payload in mails:
+                params += [user_id, kind, payload]
+        if bank is not None:
+            params += [bank[1], bank[0]]
+        sql = move_statement(len(new), len(mails), bank is not None)
+        with self._raw(single=True) as raw:
+            cur = raw.cursor()
+            try:
+                cur.execute(sql, params)
+                row = cur.fetchone()
+            except self._integrity_errors:
+                return False
+            finally:
+                cur.close()
+        return bool(row and row[0] == 1)
 
     def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo) -> None:
         """After a refused write: if the seats changed hands (timeout, resignation), say so plainly."""

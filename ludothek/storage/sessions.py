@@ -27,7 +27,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, insert, select, update
 
 from .accounts import AccountStore
-from .errors import BadRequest, NotFound, Unauthorized
+from .errors import BadRequest, Forbidden, NotFound, Unauthorized
 from .info import UserInfo, aware, token_hash
 from .models import ApiToken, SessionRow, User, utcnow
 from .text import check_text
@@ -75,28 +75,24 @@ class SessionStore(AccountStore):
         self._touch_lock = threading.Lock()
         self._opened = 0
 
-    def _read_one(self, sql: str, params: tuple[Any, ...]) -> Any:
-        raw = self.engine.raw_connection()  # plain DB-API: this runs on every request
-        try:
-            cur = raw.cursor()
-            cur.execute(sql, params)
-            row = cur.fetchone()
-            cur.close()
-        finally:
-            raw.close()
-        return row
-
     @staticmethod
     def _when(value: Any) -> datetime | None:
         if isinstance(value, str):  # SQLite hands the raw text to plain SQL
             value = datetime.fromisoformat(value)
         return aware(value)
 
+    def _refuse_blocked(self, user_id: int) -> None:
+        """No new session or token for a blocked account (`ludothek.storage.admin`)."""
+        with self.engine.begin() as conn:
+            if conn.execute(select(User.blocked_at).where(User.id == user_id)).scalar() is not None:
+                raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
+
     # ------------------------------------------------------------------ browser sessions
     def open_session(self, user_id: int) -> str:
         """A new session for the user; the returned secret goes into the signed cookie."""
         secret = secrets.token_urlsafe(32)
         now = utcnow()
+        self._refuse_blocked(user_id)
         with self.engine.begin() as conn:
             conn.execute(
                 insert(SessionRow).values(
@@ -158,6 +154,7 @@ class SessionStore(AccountStore):
             raise BadRequest(f"a token expires after 1 to {MAX_TOKEN_DAYS} days", code_key="bad_expiry")
         token = "ldk_" + secrets.token_urlsafe(32)
         now = utcnow()
+        self._refuse_blocked(user_id)
         expires = now + timedelta(days=expires_in_days) if expires_in_days is not None else None
         with self.engine.begin() as conn:
             conn.execute(

@@ -89,6 +89,9 @@
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      // Chat messages (only those this user may read ever arrive) go to the chat panel (chat.js).
+      if (msg.type === "chat") { document.dispatchEvent(new CustomEvent("ludothek:chat", { detail: msg.message })); return; }
+      if (msg.type === "hello") document.dispatchEvent(new CustomEvent("ludothek:live", { detail: msg }));
       const cur = root();
       if (!cur) return;
       // Only news makes a refresh: the echo of a move this page already shows (or an older one) does not.
@@ -124,6 +127,54 @@
     if (ev.target.id === "players" || (ev.target.closest && ev.target.closest(".seat-row"))) seatRows();
   });
   document.addEventListener("DOMContentLoaded", seatRows);
+
+  /* One click on a friend's name invites them: the first free seat (an open invitation or an empty
+   * invitation) takes their name, adding a seat when the game allows more; a second click takes it back. */
+  const rowKind = (row) => row.querySelector("select");
+  const rowName = (row) => row.querySelector("input");
+  function friendChips() {
+    const rows = Array.from(document.querySelectorAll(".seat-row")).filter((r) => !r.hidden);
+    const invited = rows.filter((r) => rowKind(r).value === "invite").map((r) => rowName(r).value.trim().toLowerCase());
+    document.querySelectorAll(".friend-chip").forEach((chip) => {
+      chip.setAttribute("aria-pressed", invited.includes(chip.dataset.invite.toLowerCase()) ? "true" : "false");
+    });
+  }
+  function inviteFriend(name) {
+    const players = document.getElementById("players");
+    const visible = () => Array.from(document.querySelectorAll(".seat-row")).filter((r) => !r.hidden);
+    const status = document.getElementById("friend-invite-status");
+    if (status) status.textContent = "";
+    const same = visible().find((r) => rowKind(r).value === "invite" && rowName(r).value.trim().toLowerCase() === name.toLowerCase());
+    if (same) {
+      rowKind(same).value = "open";
+      rowName(same).value = "";
+    } else {
+      const free = (r) => rowKind(r).value === "open" || (rowKind(r).value === "invite" && !rowName(r).value.trim());
+      let row = visible().find(free);
+      if (!row && players) {
+        const more = Array.from(players.options).find((o) => Number(o.value) === Number(players.value) + 1);
+        if (more) { players.value = more.value; seatRows(); row = visible().find(free); }
+      }
+      if (!row) {
+        const box = document.getElementById("friend-invites");
+        if (status && box) status.textContent = box.dataset.full;
+        return;
+      }
+      rowKind(row).value = "invite";
+      rowName(row).value = name;
+    }
+    seatRows();
+    friendChips();
+  }
+  document.addEventListener("click", (ev) => {
+    const chip = ev.target.closest && ev.target.closest(".friend-chip");
+    if (!chip) return;
+    ev.preventDefault();
+    inviteFriend(chip.dataset.invite);
+  });
+  document.addEventListener("input", (ev) => { if (ev.target.closest && ev.target.closest(".seat-row")) friendChips(); });
+  document.addEventListener("change", friendChips);
+  document.addEventListener("DOMContentLoaded", friendChips);
 
   /* Never fail silently: a click that could not be sent, or a server error, is said on the board. */
   function showError(key) {

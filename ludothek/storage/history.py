@@ -1,0 +1,327 @@
+"""History: a game's whole log page by page, and its replay at any step from any seat allowed.
+
+A replay shows the position after the first ``step`` entries of the game's history (step 0 is
+the start, step ``seq`` the position now; undo entries are steps of their own, as in the game's
+move numbers).  Replaying a record from the start for every step, with log sentences, would cost
+a 1,000-move game about a second a step (see ``performance_profile.md``, "Rebuilding states").
+A `ReplayBook` therefore replays a game once, keeping a copy of the state every
+`CHECKPOINT_EVERY` steps and the log in both languages; any step is then one copy and at most
+`CHECKPOINT_EVERY` applied actions (no sentences) away.  An undo entry is a step too: the position
+after it is the one before the action it took back, with the history as it stood (exactly what
+``State.undo`` makes), so it is rebuilt from that earlier step.
+
+Books are kept in a small cache.  A finished game's book never changes; a running game's book is
+extended with the moves stored since.
+
+Who may see what (the portal and the API check it with `replay_seats`): once a game is over, the
+view of every seat and of a spectator, with the whole log; while it runs, a player their own
+seat's past views and anyone the spectator's, each with the log as that viewer may read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from ludothek import engine as eng
+from ludothek.engine import CHANCE, UNDO, IllegalAction, State
+
+from .errors import BadRequest, Conflict, Forbidden
+from .info import GameInfo
+from .models import ActionRow
+from .play import PlayStore
+from .tracked import LogEntry, Tracked, undone_rows
+
+#: A copy of the state is kept every this many steps: a step costs at most this many applied actions.
+CHECKPOINT_EVERY = 24
+#: How many books the cache keeps (a book of a 1,000-move game holds about 40 states).
+BOOK_CACHE = 24
+#: The most log lines one page of the log holds.
+LOG_PAGE_MAX = 500
+#: The most entries an imported record may have (the longest games have about 1,000).
+IMPORT_MAX_ACTIONS = 20_000
+
+
+class BadRecord(BadRequest):
+    """A record from outside that is not JSON, not a record, or does not replay (the message says where)."""
+
+    code = "bad_record"
+
+
+class ReplayBook:
+    """Every position of one game, cheaply at hand: checkpoints, the history and the log."""
+
+    def __init__(self, record: dict[str, Any], names: Sequence[str] | None = None) -> None:
+        start = eng.initial_state(record)
+        self.record = record
+        self.names = tuple(names) if names is not None else None
+        self._tracked = Tracked(start.clone(), self.names)
+        self._checkpoints: dict[int, State] = {0: start}
+        #: For each undo entry (its index): the index of the action it took back.
+        self._undo_of: dict[int, int] = {}
+        #: For each action taken back (its index): the index of the undo entry.
+        self._undone_at: dict[int, int] = {}
+        self._stack: list[int] = []
+        self._lock = threading.Lock()
+        self.length = 0
+        self.extend([("chance" if a["seat"] == "chance" else a["seat"], a["action"]) for a in record["actions"]])
+
+    def extend(self, actions: Sequence[tuple[int | str, str]]) -> None:
+        """Append stored entries (``(seat or "chance", action)``); `ReplayError` names the first that does not apply."""
+        rows = [(CHANCE if seat == "chance" else seat, action) for seat, action in actions]
+        # Only the actions an undo of this batch takes back need the position before them kept.
+        taken_back = undone_rows([(s if isinstance(s, int) else CHANCE, str(a)) for s, a in rows])
+        with self._lock:
+            for offset, (seat, action) in enumerate(rows):
+                index = self.length
+                if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(action, str):
+                    raise eng.ReplayError(f"action {index + 1} is malformed: {seat!r}, {action!r}", index, str(action))
+                try:
+                    self._tracked.apply(seat, action, keep_before=offset in taken_back)
+                except (IllegalAction, IndexError) as exc:
+                    raise eng.ReplayError(f"action {index + 1} ({action!r}) does not apply: {exc}", index,
+                                          str(action)) from None
+                if action == UNDO and seat != CHANCE:
+                    target = self._stack.pop()
+                    self._undo_of[index] = target
+                    self._undone_at[target] = index
+                else:
+                    self._stack.append(index)
+                self.length = index + 1
+                if self.length % CHECKPOINT_EVERY == 0:
+                    self._checkpoints[self.length] = self._tracked.state.clone()
+
+    @property
+    def game(self) -> eng.Game:
+        return self._tracked.state.game
+
+    @property
+    def num_players(self) -> int:
+        return self._tracked.state.num_players
+
+    def state_at(self, step: int) -> State:
+        """A fresh state after the first ``step`` entries (0 <= step <= length)."""
+        if not 0 <= step <= self.length:
+            raise IndexError(step)
+        history = self._tracked.state._history
+        base = step - step % CHECKPOINT_EVERY
+        last_undo = next((t for t in range(step - 1, base - 1, -1) if t in self._undo_of), None)
+        if last_undo is not None:
+            state = self.state_at(self._undo_of[last_undo])
+            state._history = list(history[:last_undo + 1])
+            first = last_undo + 1
+        else:
+            state = self._checkpoints[base].clone()
+            first = base
+        for entry in history[first:step]:
+            state.apply_action(entry.action)
+        return state
+
+    def log(self, step: int, viewer: int | str | None, lang: str) -> list[dict[str, Any]]:
+        """The log lines of the first ``step`` entries as ``viewer`` may read them (``"all"``: everything).
+
+        An action is marked undone only when its undo is among these entries.
+        """
+        lines = []
+        for entry in self._tracked.log[:step]:
+            index = entry.n - 1
+            undone_at = self._undone_at.get(index)
+            lines.append(_line(entry, viewer, lang, undone_at is not None and undone_at < step))
+        return lines
+
+    def result_json(self) -> list[dict[str, Any]] | None:
+        state = self._tracked.state
+        return state.result_json() if state.is_terminal() else None
+
+
+def _line(entry: LogEntry, viewer: int | str | None, lang: str, undone: bool) -> dict[str, Any]:
+    if viewer == "all":
+        out = {"n": entry.n, "seat": "chance" if entry.seat == CHANCE else entry.seat, "action": entry.action,
+               "text": entry.text[lang], "undone": undone}
+    else:
+        out = entry.for_viewer(viewer if isinstance(viewer, int) else None, lang)
+        out["undone"] = undone
+    return out
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """What one viewer sees of one step of a replay."""
+
+    step: int
+    length: int
+    seat: int | None
+    state: State
+    log: list[dict[str, Any]]
+    #: Per-step extras of other concerns (chat messages written up to this step; see `HistoryStore.replay_extras`).
+    extras: list[dict[str, Any]]
+
+
+def replay_seats(info: GameInfo, user_id: int | None) -> list[int | None]:
+    """The seats whose views a viewer may choose in the replay (``None``: the spectator's view).
+
+    Everybody's once the game is over; while it runs, the viewer's own seat and the spectator's.
+    """
+    if info.status == "finished":
+        return [*range(info.num_players), None]
+    mine = info.seat_of(user_id)
+    return [mine, None] if mine is not None else [None]
+
+
+def record_digest(record: dict[str, Any]) -> str:
+    """A key for an imported record: the SHA-256 of its canonical JSON."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class HistoryStore(PlayStore):
+    """The whole log page by page, replay steps, and imported records (never stored)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._books: OrderedDict[tuple[str, object], ReplayBook] = OrderedDict()
+        self._books_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the log
+    def log_page(self, game_id: int, viewer: int | None, lang: str, before: int | None = None,
+                 limit: int = 100) -> tuple[GameInfo, list[dict[str, Any]]]:
+        """The log lines numbered below ``before`` (default: all), the last ``limit`` of them, oldest first.
+
+        Lines are numbered by the game's own move numbers (``n``, 1 = the first entry), the
+        numbers moves are made against; ``viewer`` reads them as that seat may (``None``: spectator).
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LOG_PAGE_MAX:
+            raise BadRequest(f"limit must be 1 to {LOG_PAGE_MAX}", code_key="bad_limit")
+        if before is not None and (isinstance(before, bool) or not isinstance(before, int) or before < 1):
+            raise BadRequest("before must be a move number of 1 or more", code_key="bad_before")
+        with self.state(game_id) as (info, tracked):
+            if tracked is None:
+                raise Conflict("the game has not started yet", code_key="not_started")
+            end = len(tracked.log) if before is None else min(before - 1, len(tracked.log))
+            start = max(0, end - limit)
+            return info, [e.for_viewer(viewer, lang) for e in tracked.log[start:end]]
+
+    # ------------------------------------------------------------------ replays
+    def _cached_book(self, key: tuple[str, object]) -> ReplayBook | None:
+        with self._books_lock:
+            book = self._books.get(key)
+            if book is not None:
+                self._books.move_to_end(key)
+            return book
+
+    def _keep_book(self, key: tuple[str, object], book: ReplayBook) -> None:
+        with self._books_lock:
+            self._books[key] = book
+            self._books.move_to_end(key)
+            while len(self._books) > BOOK_CACHE:
+                self._books.popitem(last=False)
+
+    def replay_book(self, info: GameInfo) -> ReplayBook:
+        """The book of a stored game, brought up to ``info.seq``."""
+        if info.status not in ("running", "finished"):
+            raise Conflict("the game has not started yet", code_key="not_started")
+        key = ("game", info.id)
+        book = self._cached_book(key)
+        if book is None or book.length > info.seq:
+            with self.engine.begin() as conn:
+                rows = conn.execute(
+                    select(ActionRow.seat, ActionRow.action)
+                    .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq).order_by(ActionRow.seq)
+                ).all()
+            book = ReplayBook(self.record_of(info, [(r.seat, r.action) for r in rows]), info.seat_names())
+            self._keep_book(key, book)
+        elif book.length < info.seq:
+            with self.engine.begin() as conn:
+                rows = conn.execute(
+                    select(ActionRow.seat, ActionRow.action)
+                    .where(ActionRow.game_id == info.id, ActionRow.seq >= book.length, ActionRow.seq < info.seq)
+                    .order_by(ActionRow.seq)
+                ).all()
+            book.extend([("chance" if r.seat == CHANCE else r.seat, r.action) for r in rows])
+        return book
+
+    def replay_step(self, game_id: int, step: int | None, seat: int | None, user_id: int | None,
+                    lang: str) -> tuple[GameInfo, ReplayStep]:
+        """Step ``step`` (default: the last) of game ``game_id`` from ``seat``'s view, if ``user_id`` may see it.
+
+        `Forbidden` for a seat the viewer may not choose (another seat of a running game);
+        `BadRequest` for a step outside ``0..seq``.
+        """
+        info = self.game(game_id)
+        if seat is not None and (isinstance(seat, bool) or not 0 <= seat < info.num_players):
+            raise BadRequest(f"there is no seat {seat} in this game (seats 0 to {info.num_players - 1})",
+                             code_key="bad_seat")
+        if seat not in replay_seats(info, user_id):
+            raise Forbidden("while a game runs, you can replay only your own seat's views (or a spectator's)",
+                            code_key="replay_seat")
+        book = self.replay_book(info)
+        step = book.length if step is None else step
+        if isinstance(step, bool) or not 0 <= step <= book.length:
+            raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)
+        viewer: int | str | None = "all" if info.status == "finished" else seat
+        return info, ReplayStep(step, book.length, seat, book.state_at(step), book.log(step, viewer, lang),
+                                self.replay_extras(info, step, seat, user_id))
+
+    def replay_extras(self, info: GameInfo, step: int, seat: int | None, user_id: int | None) -> list[dict[str, Any]]:
+        """Items of other concerns shown with step ``step``: none here.
+
+        A concern with per-step items (the game chat) overrides this cooperatively in a class placed
+        before `HistoryStore` among `Store`'s bases::
+
+            def replay_extras(self, info, step, seat, user_id):
+                return [*super().replay_extras(info, step, seat, user_id), *my_items_with_seq_up_to(step)]
+
+        Each item is a dict ``{"kind": str, "seq": int, "at": ISO time or None, "author": str or None,
+        "text": str}`` with ``seq <= step`` (the game's move number when it was written); it must
+        hold only what ``user_id`` may read.  Pages show them escaped, oldest first; the API hands them out.
+        """
+        return []
+
+    # ------------------------------------------------------------------ imported records
+    def imported_book(self, record: Any) -> tuple[str, ReplayBook]:
+        """A book for a record from outside: validated by replaying it, kept only in this process's cache.
+
+        `BadRequest` with ``ReplayError``'s message (naming the first bad action) if it does not
+        replay.  Nothing is written to the database.
+        """
+        try:
+            parsed = json.loads(record) if isinstance(record, (str, bytes)) else record
+        except ValueError as exc:
+            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record", reason=str(exc)) from None
+        if not isinstance(parsed, dict):
+            raise BadRecord("a record must be a JSON object", code_key="bad_record", reason="not an object")
+        actions = parsed.get("actions")
+        if isinstance(actions, list) and len(actions) > IMPORT_MAX_ACTIONS:
+            raise BadRecord(f"the record has more than {IMPORT_MAX_ACTIONS} actions", code_key="bad_record",
+                             reason="too long")
+        digest = record_digest(parsed)
+        key = ("import", digest)
+        book = self._cached_book(key)
+        if book is None:
+            try:
+                eng.replay(parsed)  # the engine's own verdict first: its message names the first bad action
+                book = ReplayBook(parsed, imported_names(parsed))
+            except eng.ReplayError as exc:
+                raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record", reason=str(exc)) from None
+            except (TypeError, KeyError, AttributeError) as exc:
+                raise BadRecord(f"the record is malformed: {exc!r}", code_key="bad_record", reason=repr(exc)) from None
+            self._keep_book(key, book)
+        return digest, book
+
+
+def imported_names(record: dict[str, Any]) -> list[str] | None:
+    """The player names a record carries (``meta.players``, as this site writes them), if usable."""
+    meta = record.get("meta")
+    names = meta.get("players") if isinstance(meta, dict) else None
+    players = record.get("players")
+    if not isinstance(names, list) or not isinstance(players, int) or len(names) != players:
+        return None
+    if not all(isinstance(n, str) and 0 < len(n) <= 40 and n.isprintable() for n in names):
+        return None
+    return [str(n) for n in names]

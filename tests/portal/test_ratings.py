@@ -1,0 +1,176 @@
+"""Ratings: the numbers are openskill's own, games are rated once when they end, and recomputing agrees.
+
+Games are played through the real move path with `toyrank` (each seat chooses its score), so
+every result is made by hand: ties, four players, bots, resignations, an abandoned game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+from sqlalchemy import select
+
+from ludothek import engine as eng
+from ludothek.cli import main as cli_main
+from ludothek.storage import Store, make_engine, migrate
+from ludothek.storage.models import Rating, RatingChange, SeatRow
+from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
+from tests.portal.conftest import FAST_HASHER
+from tests.portal.toyrank import GAME as RANKGAME
+
+if "toyrank" not in eng.games():
+    eng.register(RANKGAME)
+
+MODEL = PlackettLuce()
+
+
+def new_store(url: str) -> Store:
+    engine = make_engine(url)
+    migrate(engine)
+    return Store(engine, hasher=FAST_HASHER)
+
+
+class Expected:
+    """openskill applied by hand, game after game, as the tests predict it."""
+
+    def __init__(self) -> None:
+        self.ratings: dict[str, Any] = {}
+        self.games: dict[str, int] = {}
+        self.wins: dict[str, int] = {}
+
+    def game(self, places: dict[str, int]) -> None:
+        names = sorted(places)
+        teams = [[self.ratings.get(n) or MODEL.rating()] for n in names]
+        rated = MODEL.rate(teams, ranks=[places[n] for n in names])
+        for n, team in zip(names, rated, strict=True):
+            self.ratings[n] = team[0]
+            self.games[n] = self.games.get(n, 0) + 1
+            self.wins[n] = self.wins.get(n, 0) + (places[n] == 1)
+
+
+def play(store: Store, users: dict[str, Any], scores: dict[str, int], bots: int = 0,
+         resign: tuple[str, ...] = ()) -> int:
+    """A toyrank game of ``users`` (first one creates it) plus ``bots``; each user plays its score."""
+    names = list(scores)
+    creator = users[names[0]]
+    seats = [{"kind": "me"}] + [{"kind": "invite", "user": n} for n in names[1:]] + [{"kind": "bot"}] * bots
+    gid = store.create_game(creator, "toyrank", len(seats), {}, seats)
+    for n in names[1:]:
+        store.join(gid, users[n])
+    for n in resign:
+        store.resign(gid, users[n])
+    while True:
+        info = store.game(gid)
+        if info.status != "running":
+            return gid
+        if info.is_bot_seat(info.to_move):
+            store.bot_step(gid)
+            continue
+        user = next(n for n in names if info.seat_of(users[n].id) == info.to_move)
+        store.submit(gid, info.to_move, f"score:{scores[user]}", info.seq)
+
+
+def stored_places(store: Store, gid: int, users: dict[str, Any], names: tuple[str, ...]) -> dict[str, int]:
+    info = store.game(gid)
+    by_seat = {r["seat"]: r["rank"] for r in info.result or []}
+    return {n: by_seat[info.seat_of(users[n].id)] for n in names}
+
+
+def ratings_table(store: Store) -> dict[tuple[str, str], tuple[float, float, int, int]]:
+    with store.engine.begin() as conn:
+        rows = conn.execute(select(Rating.user_id, Rating.game, Rating.mu, Rating.sigma, Rating.games,
+                                   Rating.wins)).all()
+    return {(str(r.user_id), r.game): (r.mu, r.sigma, r.games, r.wins) for r in rows}
+
+
+def changes_table(store: Store) -> list[tuple[Any, ...]]:
+    with store.engine.begin() as conn:
+        rows = conn.execute(select(RatingChange.game_id, RatingChange.user_id, RatingChange.place,
+                                   RatingChange.mu_before, RatingChange.sigma_before, RatingChange.mu,
+                                   RatingChange.sigma).order_by(RatingChange.id)).all()
+    return [tuple(r) for r in rows]
+
+
+def check(store: Store, users: dict[str, Any], expected: Expected) -> None:
+    for name, rating in expected.ratings.items():
+        mine = store.ratings_of(users[name].id)["toyrank"]
+        assert mine.mu == pytest.approx(rating.mu, abs=1e-9), name
+        assert mine.sigma == pytest.approx(rating.sigma, abs=1e-9), name
+        assert mine.conservative == pytest.approx(rating.ordinal(), abs=1e-9)
+        assert (mine.games, mine.wins) == (expected.games[name], expected.wins[name])
+
+
+def test_ratings_match_openskill_and_recompute_agrees(any_db: str) -> None:
+    store = new_store(any_db)
+    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla", "dora", "emil")}
+    expected = Expected()
+
+    play(store, users, {"anna": 5, "bruno": 3})
+    expected.game({"anna": 1, "bruno": 2})
+    check(store, users, expected)
+
+    play(store, users, {"anna": 7, "bruno": 7, "carla": 3, "dora": 1})  # four players, a tie for first
+    expected.game({"anna": 1, "bruno": 1, "carla": 3, "dora": 4})
+    check(store, users, expected)
+
+    play(store, users, {"carla": 4, "dora": 4, "emil": 4})  # everybody ties
+    expected.game({"carla": 1, "dora": 1, "emil": 1})
+    # With bots, the people are rated by their stored places among themselves (the bots score at random).
+    gid = play(store, users, {"dora": 9, "emil": 2}, bots=1)
+    expected.game(stored_places(store, gid, users, ("dora", "emil")))
+    gid = play(store, users, {"anna": 1, "emil": 0}, bots=2)
+    expected.game(stored_places(store, gid, users, ("anna", "emil")))
+    check(store, users, expected)
+
+    # A resignation places the player last, whatever the bot playing on for them scores.
+    play(store, users, {"bruno": 2, "carla": 1, "anna": 9}, resign=("anna",))
+    expected.game({"bruno": 1, "carla": 2, "anna": 3})
+    check(store, users, expected)
+
+    before_ratings, before_changes = ratings_table(store), changes_table(store)
+    assert len(before_changes) == 2 + 4 + 3 + 2 + 2 + 3
+    assert store.recompute_ratings() == (6, 5)
+    assert ratings_table(store) == before_ratings
+    assert changes_table(store) == before_changes
+
+
+def test_games_that_do_not_count(any_db: str) -> None:
+    store = new_store(any_db)
+    anna, bruno = store.register("anna", "password-a"), store.register("bruno", "password-b")
+    users = {"anna": anna, "bruno": bruno}
+    play(store, users, {"anna": 5}, bots=2)  # one person and bots: not rated
+    assert store.ratings_of(anna.id) == {}
+    gid = store.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+    store.join(gid, bruno)
+    store.vote_abandon(gid, anna)
+    store.vote_abandon(gid, bruno)
+    assert store.game(gid).status == "abandoned"
+    assert store.ratings_of(anna.id) == {} and store.ratings_of(bruno.id) == {}
+    assert store.recompute_ratings() == (0, 0)
+    # The place of every seat of a finished game is stored, bots included.
+    with store.engine.begin() as conn:
+        places = conn.execute(select(SeatRow.place).where(SeatRow.game_id == 1)).scalars().all()
+    assert sorted(p for p in places if p is not None) and None not in places
+
+
+def test_leaderboard_needs_five_games_and_sorts_by_conservative_rating(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
+    store = new_store(url)
+    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
+    for _ in range(LEADERBOARD_MIN_GAMES):
+        play(store, users, {"anna": 5, "bruno": 3})
+    play(store, users, {"carla": 9, "anna": 1})
+    board = store.leaderboard("toyrank")
+    assert [r.name for r in board.rows] == ["anna", "bruno"] and board.total == 2
+    assert board.rows[0].conservative > board.rows[1].conservative
+    assert (board.rows[0].games, board.rows[0].wins) == (LEADERBOARD_MIN_GAMES + 1, LEADERBOARD_MIN_GAMES)
+    assert store.ratings_of(users["carla"].id)["toyrank"].rank is None  # one game: not on the board
+    assert store.ratings_of(users["bruno"].id)["toyrank"].rank == 2
+    history = store.rating_history(users["anna"].id, "toyrank")
+    assert len(history) == LEADERBOARD_MIN_GAMES + 1 and history[-1].place == 2
+    # ``ludothek ratings --recompute`` gives the same numbers.
+    before = ratings_table(store), changes_table(store)
+    assert cli_main(["ratings", "--recompute", "--db", url]) == 0
+    assert (ratings_table(store), changes_table(store)) == before
