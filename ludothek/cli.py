@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
+import os
 import random
 import secrets
 import sys
@@ -234,12 +236,21 @@ def replay_file(path: str, lang: str, viewer: int | None, out: TextIO | None = N
     return 0
 
 
-def serve(db: str | None, host: str, port: int, redis: str | None, workers: int = 1) -> int:
-    """Run the portal; without ``--db`` the portal's settings choose ($LUDOTHEK_DB or ./var/ SQLite)."""
+def serve(db: str | None, host: str, port: int, redis: str | None, workers: int = 1,
+          bot_workers: int | None = None) -> int:
+    """Run the portal; without ``--db`` the portal's settings choose ($LUDOTHEK_DB or ./var/ SQLite).
+
+    It starts ``bot_workers`` bot worker processes (default ``$LUDOTHEK_BOT_WORKERS``, else 2) and stops
+    them when it stops.
+    """
     portal = importlib.import_module("ludothek.portal")
     if db and db.startswith("sqlite:///") and not db.startswith("sqlite:////"):
         Path(db.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     kwargs: dict[str, Any] = {"redis_url": redis} if redis else {}
+    if bot_workers is not None:
+        if bot_workers < 0:
+            raise SystemExit("ludothek: --bot-workers must be 0 or more")
+        kwargs["bot_workers"] = bot_workers
     portal.serve(db, host, port, workers=workers, **kwargs)
     return 0
 
@@ -300,10 +311,23 @@ def build_parser() -> argparse.ArgumentParser:
     p_srv.add_argument("--redis", default=None, help="Redis URL for live updates across processes")
     p_srv.add_argument("--workers", type=int, default=1,
                        help="server processes on this port (default 1; more need --redis or $LUDOTHEK_REDIS)")
+    p_srv.add_argument("--bot-workers", type=int, default=None,
+                       help="bot worker processes started with the server (default $LUDOTHEK_BOT_WORKERS, else 2; "
+                            "0: none, run 'ludothek bots' yourself)")
 
     sub.add_parser("games", help="list the games and their options")
 
-    p_wrk = sub.add_parser("worker", help="run the background jobs (clocks, and the bots that take over) alone")
+    p_bots = sub.add_parser("bots", help="play the bots' turns in this process (several may run at once)")
+    p_bots.add_argument("--db", default=None,
+                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
+    p_bots.add_argument("--redis", default=None, help="Redis URL: the bots' moves reach the live sockets through it")
+    p_bots.add_argument("--delay", type=float, default=None,
+                        help="seconds a bot waits after its turn begins, so people can follow (default "
+                             "$LUDOTHEK_BOT_DELAY, else 0.4)")
+    p_bots.add_argument("--nice", type=int, default=10, help="lower CPU priority by this much (default 10)")
+    p_bots.add_argument("--parent", type=int, default=None, help=argparse.SUPPRESS)
+
+    p_wrk = sub.add_parser("worker", help="run the background jobs (clocks, mail) alone")
     p_wrk.add_argument("--db", default=None,
                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
     p_wrk.add_argument("--interval", type=float, default=1.0, help="seconds between two passes (default 1)")
@@ -356,9 +380,8 @@ def worker(db: str | None, interval: float) -> int:
 
     Every server process runs the same jobs in a thread already; separate workers
     add capacity or keep the jobs going on machines that serve no pages.  A seat a
-    bot takes over here is played by this process's bot runner.
+    bot takes over here is played by the bot workers (``ludothek bots``).
     """
-    from ludothek.portal.botrunner import BotRunner
     from ludothek.portal.settings import Settings
     from ludothek.storage import Store, make_engine, migrate
     from ludothek.workers.clocks import ClockJob
@@ -368,9 +391,6 @@ def worker(db: str | None, interval: float) -> int:
     engine = make_engine(settings.db_url)
     migrate(engine)
     store = Store(engine)
-    bots = BotRunner(store, delay=settings.bot_delay)
-    store.listeners.append(bots.on_event)
-    bots.start()
     from ludothek.portal.app import make_mail_job
     from ludothek.workers.mail_links import MailLinks
 
@@ -385,7 +405,6 @@ def worker(db: str | None, interval: float) -> int:
         pass
     finally:
         mail.stop()
-        bots.stop()
         engine.dispose()
     return 0
 
@@ -542,7 +561,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return replay_file(args.file, args.lang, None if args.seat is None else args.seat - 1)
     if args.command == "serve":
-        return serve(args.db, args.host, args.port, args.redis, args.workers)
+        return serve(args.db, args.host, args.port, args.redis, args.workers, args.bot_workers)
+    if args.command == "bots":
+        from ludothek.portal.botprocs import run_bot_process
+
+        code = run_bot_process(args.db, args.redis, args.delay, args.nice, parent=args.parent)
+        # A bot still thinking in a thread (SafeBot abandons overrunning ones) must not hold the exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
     if args.command == "games":
         return list_games()
     if args.command == "worker":

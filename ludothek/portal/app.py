@@ -29,10 +29,11 @@ from ludothek.workers.runner import Runner
 
 from . import account, admin, api, chat, community, community_api, friends, helppages, notify, observe, pages
 from .bodylimit import BodyLimit
-from .botrunner import BotRunner
+from .botprocs import BotProcesses
 from .connections import with_request_deadline
 from .context import GameId, Portal, portal_of
 from .contract import api_paths, mount_api
+from .dbwatch import DatabaseWatch
 from .hardening import SecurityHeaders
 from .limits import (
     DEFAULT_RULES,
@@ -51,6 +52,7 @@ from .settings import Settings
 from .sockets import admit, relay, release
 
 if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
+    from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail import MailJob
 
 PACKAGE = resources.files("ludothek.portal")
@@ -76,9 +78,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
     hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
-    bots = BotRunner(store, delay=settings.bot_delay)
     store.listeners.append(hub.publish)
-    store.listeners.append(bots.on_event)
+    # Bots think in worker processes of their own (`ludothek.portal.botprocs`, started by `serve`);
+    # only tests and embedders play them in a thread here.
+    bots: BotWorker | None = None
+    if settings.bots_in_process:
+        from ludothek.workers.bots import BotWorker
+
+        bots = BotWorker(store, delay=settings.bot_delay, interval=0.05)
+        store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
     # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
     # in a namespace of this deployment's own (its signing secret and database).
@@ -92,6 +100,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)
     store.listeners.append(portal.metrics.on_event)
+    if not settings.redis_url and settings.db_watch_interval > 0:
+        # Moves stored by other processes (bot workers) reach this process's sockets through the database.
+        portal.dbwatch = DatabaseWatch(store, hub, settings.db_watch_interval)
+        store.listeners.append(portal.dbwatch.on_event)
     portal.links = MailLinks(secret, settings.base_url)
     mail_job = make_mail_job(settings, store, portal.links)
     if settings.mail_interval > 0:
@@ -108,7 +120,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         if settings.jobs_interval > 0:
             app_jobs.start()
-        bots.start()
+        if bots is not None:
+            bots.start()
+        if portal.dbwatch is not None:
+            await portal.dbwatch.start()
         if portal.mail is not None:
             portal.mail.start()
         try:
@@ -117,7 +132,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if portal.mail is not None:
                 await asyncio.to_thread(portal.mail.stop)
             app_jobs.stop()
-            bots.stop()
+            if bots is not None:
+                await asyncio.to_thread(bots.stop)
+            if portal.dbwatch is not None:
+                await portal.dbwatch.stop()
             await hub.stop()
             portal.offload.shutdown()
             engine.dispose()
@@ -225,6 +243,8 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
             return
         user = admitted[0]
         queue = portal.hub.watch(game_id, user.id)  # with its user: chat reaches only whom it may
+        if portal.dbwatch is not None:
+            portal.dbwatch.note(game_id, info.seq)  # the hello says this much already
         await relay(websocket, queue, {"type": "hello", "game": game_id, "seq": info.seq, "status": info.status,
                                        "seat": info.seat_of(user.id)})
     finally:
@@ -316,7 +336,9 @@ def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers
 
     With several workers, live updates and rate limits must be shared between them: Redis is required.
     Background jobs (clocks, mail) run in every process and claim their work through the database, so
-    each deadline fires once and each mail goes out once; the metrics of all processes are summed
+    each deadline fires once and each mail goes out once.  Bot turns are played by
+    ``settings.bot_workers`` bot worker processes this process starts and stops (`BotProcesses`); the
+    metrics of all processes are summed
     (prometheus-client's multiprocess mode, in ``PROMETHEUS_MULTIPROC_DIR`` or a fresh temporary folder).
     """
     import uvicorn
@@ -328,8 +350,13 @@ def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers
     if workers == 1:
         app = _frozen(create_app(settings))
         _start_up_notes(settings, 1)
-        uvicorn.run(app, host=host, port=port, http=with_request_deadline(settings.request_deadline),
-                    **_uvicorn_options(settings))
+        bots = BotProcesses(settings, 0 if settings.bots_in_process else settings.bot_workers)
+        bots.start()
+        try:
+            uvicorn.run(app, host=host, port=port, http=with_request_deadline(settings.request_deadline),
+                        **_uvicorn_options(settings))
+        finally:
+            bots.stop()
         return
     if not settings.redis_url:
         raise SystemExit("ludothek: several server processes need Redis (--redis or LUDOTHEK_REDIS): "
@@ -342,5 +369,11 @@ def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers
     os.environ[SERVE_ENV] = json.dumps({"db_url": settings.db_url, "host": host, "port": port,
                                         "overrides": _json_overrides(overrides)})
     _start_up_notes(settings, workers)
-    uvicorn.run("ludothek.portal.app:app_from_env", factory=True, workers=workers, host=host, port=port,
-                http="ludothek.portal.connections:DeadlineProtocol", **_uvicorn_options(settings))
+    # The bot workers belong to this supervising process: started once, not once per server process.
+    bots = BotProcesses(settings, 0 if settings.bots_in_process else settings.bot_workers)
+    bots.start()
+    try:
+        uvicorn.run("ludothek.portal.app:app_from_env", factory=True, workers=workers, host=host, port=port,
+                    http="ludothek.portal.connections:DeadlineProtocol", **_uvicorn_options(settings))
+    finally:
+        bots.stop()

@@ -13,7 +13,6 @@ from ludothek.storage import Store, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import Credential
 
-from .botrunner import BotRunner
 from .i18n import choose_lang
 from .limits import LoginBrake, RateLimits, SocketCounter
 from .live import Hub
@@ -22,7 +21,9 @@ from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
 from .settings import Settings
 
 if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
+    from ludothek.portal.dbwatch import DatabaseWatch
     from ludothek.portal.observe import Metrics
+    from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail_links import MailLinks
     from ludothek.workers.runner import Runner
 
@@ -36,7 +37,8 @@ class Portal:
     settings: Settings
     store: Store
     hub: Hub
-    bots: BotRunner
+    #: Bot turns played in this process (``Settings.bots_in_process``: tests); ``None``: by bot workers.
+    bots: BotWorker | None
     templates: Jinja2Templates
     codec: SessionCodec
     throttle: LoginBrake
@@ -52,6 +54,8 @@ class Portal:
     #: The operator's figures (``/metrics``) and who may read them.
     metrics: Metrics | None = None
     metrics_allow: tuple[Any, ...] = ()
+    #: Without Redis: the look into the database for moves other processes stored (bot workers).
+    dbwatch: DatabaseWatch | None = None
 
 def client_address(request: Any) -> str:
     """The client's address, as the key of per-address limits."""

@@ -69,6 +69,11 @@ class Hub:
                 if not watchers:
                     del self._watchers[game_id]
 
+    def watched(self) -> tuple[list[int], list[int]]:
+        """The games and the users this process has live sockets for."""
+        with self._lock:
+            return list(self._watchers), list(self._user_watchers)
+
     def watcher_count(self) -> int:
         with self._lock:
             return sum(len(w) for w in self._watchers.values())

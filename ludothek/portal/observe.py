@@ -34,8 +34,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, func, select, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ludothek.storage.botturns import bot_seat_to_move, pending_bot_turn
+from ludothek.storage.models import GameRow, SeatRow
 
 from .context import client_address, portal_of
 from .contract import api_paths, refusals
@@ -70,7 +73,7 @@ class DatabaseFigures(Collector):
 
     def collect(self) -> Iterable[Metric]:
         games = GaugeMetricFamily("ludothek_games", "Games by status", labels=["status"])
-        bots = GaugeMetricFamily("ludothek_bot_queue", "Running games where a bot is to move")
+        bots = GaugeMetricFamily("ludothek_bot_queue", "Bot turns waiting for a bot worker (no live claim)")
         outbox = GaugeMetricFamily("ludothek_outbox", "Mails in the outbox not yet sent (pending or being sent)")
         try:
             with self.engine.connect() as conn:
@@ -79,9 +82,10 @@ class DatabaseFigures(Collector):
                     counts[str(status)] = count
                 for status, count in counts.items():
                     games.add_metric([status], float(count))
-                bots.add_metric([], float(conn.execute(text(
-                    "SELECT count(*) FROM games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move "
-                    "WHERE g.status = 'running' AND s.kind = 'bot'")).scalar_one()))
+                # The bot turns no worker holds: counted by the definition the bot workers claim by.
+                bots.add_metric([], float(conn.execute(
+                    select(func.count()).select_from(GameRow).join(SeatRow, bot_seat_to_move())
+                    .where(pending_bot_turn(datetime.now(UTC)))).scalar_one()))
                 outbox.add_metric([], float(conn.execute(text(
                     "SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')")).scalar_one()))
         except Exception:  # the scrape still shows the process's own figures; /readyz says what is wrong

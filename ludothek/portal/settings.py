@@ -24,6 +24,15 @@ class Settings:
     redis_url: str | None = None
     #: Seconds between two bot moves, so a person can follow them.
     bot_delay: float = 0.4
+    #: Bot worker processes ``serve`` starts and stops with the server (``LUDOTHEK_BOT_WORKERS``;
+    #: 0: none, run ``ludothek bots`` yourself).  Each thinks about one bot turn at a time.
+    bot_workers: int = 2
+    #: Play bot turns in a thread of this process instead (tests and embedding only: a bot's
+    #: thinking then competes with the requests; ``serve`` never sets it).
+    bots_in_process: bool = False
+    #: Without Redis: how often a server looks in the database for moves other processes stored
+    #: (a bot worker's), for the games and users it has live sockets for; 0: never.
+    db_watch_interval: float = 0.25
     #: Mark cookies ``Secure`` (behind HTTPS).
     secure_cookies: bool = False
     #: How many game states the in-memory cache keeps.
@@ -74,6 +83,7 @@ class Settings:
             secret_key=os.environ.get("LUDOTHEK_SECRET") or None,
             redis_url=os.environ.get("LUDOTHEK_REDIS") or None,
             bot_delay=float(os.environ.get("LUDOTHEK_BOT_DELAY", "0.4")),
+            bot_workers=int(os.environ.get("LUDOTHEK_BOT_WORKERS", "2")),
             secure_cookies=os.environ.get("LUDOTHEK_SECURE_COOKIES") == "1",
             rate_limits=os.environ.get("LUDOTHEK_RATE_LIMITS", "on") != "off",
             limit_rules=parse_limit_rules(os.environ.get("LUDOTHEK_RATE_LIMIT_RULES", "")),

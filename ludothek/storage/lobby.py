@@ -30,9 +30,13 @@ from .timecontrol import DAY, TimeControl, absences, clock_json_of, parse_time_c
 from .tracked import Tracked
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
-#: The bots a seat may have.  `hard` thinks for about 2 s per decision: it is offered once bot turns
-#: run in a worker process of their own (issue 11), so that its thinking never slows anyone's move.
-PORTAL_BOTS = ("random", "easy", "medium")
+#: The bots a seat may have.  The new-game form offers the three strengths; ``random`` stays for the API
+#: (benchmarks, tests).  `hard` thinks about 2 s per decision, in the bot worker processes
+#: (`ludothek.workers.bots`), never in a server, so its thinking slows nobody's move.
+PORTAL_BOTS = ("random", "easy", "medium", "hard")
+#: The strengths a player chooses between in the new-game form, and the one chosen unless they pick another.
+BOT_LEVELS = ("easy", "medium", "hard")
+DEFAULT_FORM_BOT = "medium"
 
 
 class LobbyStore(AccountStore):
@@ -339,17 +343,6 @@ class LobbyStore(AccountStore):
                 .order_by(GameRow.turn_since.asc(), GameRow.id.asc())
                 .limit(1)
             ).scalar()
-
-    def running_bot_games(self) -> list[int]:
-        """Running games where a bot is to move (resumed after a restart)."""
-        with self.engine.begin() as conn:
-            return list(
-                conn.execute(
-                    select(GameRow.id)
-                    .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))
-                    .where(GameRow.status == "running", SeatRow.kind == "bot")
-                ).scalars()
-            )
 
     def count_games(self) -> dict[str, int]:
         with self.engine.begin() as conn:

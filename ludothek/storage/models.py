@@ -137,6 +137,11 @@ class GameRow(Base):
     seats_rev: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: The deadline a reminder mail was queued for (one reminder per deadline, 24 hours before it).
     reminded_for: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The bot worker thinking about the bot turn at move ``bot_claim_seq``, and until when its claim
+    #: holds (`ludothek.storage.botturns`).  A claim on an older move, or one past its lease, is void.
+    bot_claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    bot_claim_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bot_lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SeatRow(Base):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import json
@@ -14,10 +13,8 @@ from typing import Any
 from sqlalchemy import select
 
 from ludothek import engine as eng
-from ludothek.bots.fallback import safe_bot
 from ludothek.engine import CHANCE, TERMINAL, IllegalAction, State
 
-from .base import CHANCE_RNG
 from .errors import (
     BadRequest,
     Conflict,
@@ -346,17 +343,3 @@ class PlayStore(LobbyStore):
         if now_info.seq == seq and now_info.seats_rev != info.seats_rev:
             raise Conflict("a bot plays this seat now (timed out or resigned); your move was not stored",
                            code_key="seat_taken_over")
-
-    def bot_step(self, game_id: int) -> bool:
-        """Play one move for the bot whose turn it is; ``False`` when no bot is to move."""
-        with self.state(game_id) as (info, tracked):
-            if tracked is None or info.status != "running" or not info.is_bot_seat(info.to_move):
-                return False
-            seat_info = next(s for s in info.seats if s.seat == info.to_move)
-            # Behind the fallback chain: a bot that fails or overruns gives way to medium, then random.
-            action = safe_bot(seat_info.bot or "random").choose(tracked.state, CHANCE_RNG)
-            seq = info.seq
-        # StaleMove: someone else (another server) moved first; the caller looks again.
-        with contextlib.suppress(StaleMove):
-            self.submit(game_id, info.to_move, action, seq)
-        return True

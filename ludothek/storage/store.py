@@ -19,13 +19,14 @@ imported records), `ratings` (leaderboards, rating histories; games are rated by
 `rating_update` in the transaction that ends them), `profiles`, `social` (friends,
 blocks, last activity; `blocks` holds the checks the lobby runs), `chat` (game chats and
 their reports; it adds the chat to each replay step) and `admin` (users, blocking, ending
-games).  `Store`
+games), `botturns` (bot turns claimed by the bot workers).  `Store`
 combines them; import it and the info types from here.
 """
 
 from __future__ import annotations
 
 from .admin import AdminStore
+from .botturns import BotTurnStore
 from .catalog import CatalogStore
 from .chat import ChatStore
 from .clocks import ClockStore
@@ -43,5 +44,5 @@ __all__ = ["GameEvent", "GameInfo", "SeatInfo", "Store", "Tracked", "UserInfo", 
 
 
 class Store(NotifyStore, OutboxStore, AdminStore, SessionStore, ClockStore, ChatStore, HistoryStore, CatalogStore,
-            RatingStore, ProfileStore, SocialStore):
+            RatingStore, ProfileStore, SocialStore, BotTurnStore):
     """All database access of the portal.  Thread-safe; one instance per process."""

@@ -23,6 +23,9 @@ FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 
 
 def make_settings(db_url: str, **kw: Any) -> Settings:
+    """Test settings: bot turns are played by a bot worker in a thread of the test's app (the same
+    claiming code as the ``ludothek bots`` processes), without the pause people need to follow them."""
+    kw.setdefault("bots_in_process", True)
     return Settings(db_url=db_url, bot_delay=0.0, hasher=FAST_HASHER, secret_key="test-secret", **kw)
 
 

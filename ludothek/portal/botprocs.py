@@ -1,0 +1,171 @@
+"""Bot worker processes: ``ludothek bots`` itself, and how ``ludothek serve`` starts and stops them.
+
+`run_bot_process` is the body of ``ludothek bots``: a `ludothek.workers.bots.BotWorker`
+in the foreground, at a lower CPU priority, publishing its moves the way a
+server does (Redis when configured).
+
+`BotProcesses` is what ``serve`` (and so ``make run``) uses: it starts
+``settings.bot_workers`` such processes next to the server, once, in the
+process that supervises (with ``--workers N``, uvicorn's parent, never each
+server process), starts a worker again if one dies, and stops them all when the
+server stops.  A worker orphaned by a killed parent notices and stops too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from types import FrameType
+
+from .settings import Settings
+
+log = logging.getLogger("ludothek.bots")
+
+#: The CPU priority bot workers run at (added to the server's): thinking yields to serving.
+DEFAULT_NICE = 10
+#: Seconds a stopping worker gets to finish or give back its turn before it is killed.
+STOP_GRACE = 15.0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop this process when the process that started it is gone (killed without stopping us)."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            log.warning("the server that started this bot worker is gone; stopping")
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+
+def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: float | None = None,
+                    nice: int = DEFAULT_NICE, interval: float = 0.25, parent: int | None = None) -> int:
+    """``ludothek bots``: play bot turns until interrupted (SIGINT or SIGTERM); several may run at once."""
+    from ludothek.storage import Store, make_engine, migrate
+    from ludothek.workers.bots import BotWorker
+
+    from .live import RedisHub
+    from .notify import turn_listener
+    from .observe import configure_logging
+
+    configure_logging()
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
+    settings = Settings.from_env(db_url)
+    if redis_url:
+        settings.redis_url = redis_url
+    if delay is not None:
+        settings.bot_delay = delay
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    store = Store(engine)
+    hub: RedisHub | None = None
+    if settings.redis_url:
+        # The live channel is named after the deployment's signing secret, shared through the database.
+        secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+        hub = RedisHub(settings.redis_url, deployment=secret)
+        store.listeners.append(hub.publish)
+        store.listeners.append(turn_listener(store, hub))
+    worker = BotWorker(store, delay=settings.bot_delay, interval=interval)
+    store.listeners.append(worker.on_event)
+    signal.signal(signal.SIGTERM, _interrupt)
+    if parent is not None:
+        threading.Thread(target=_watch_parent, args=(parent,), name="ludothek-parent-watch", daemon=True).start()
+    log.info("Ludothek bot worker %s on %s: bots move %.2g s after their turn begins; live updates %s",
+             worker.owner, settings.db_url.split("@")[-1], settings.bot_delay,
+             "through Redis" if hub else "seen by the server in the database")
+    try:
+        worker.run_forever()
+    except KeyboardInterrupt:
+        worker.release()
+    finally:
+        log.info("bot worker %s stopping after %d turns", worker.owner, worker.played)
+        if hub is not None:
+            with contextlib.suppress(Exception):
+                hub._pub.close()
+        engine.dispose()
+    return 0
+
+
+class BotProcesses:
+    """``count`` bot worker processes for a server: started, restarted when they die, stopped with it."""
+
+    def __init__(self, settings: Settings, count: int, nice: int = DEFAULT_NICE) -> None:
+        self.settings = settings
+        self.count = count
+        self.nice = nice
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def command(self) -> list[str]:
+        cmd = [sys.executable, "-m", "ludothek.cli", "bots", "--db", self.settings.db_url,
+               "--delay", repr(self.settings.bot_delay), "--nice", str(self.nice), "--parent", str(os.getpid())]
+        if self.settings.redis_url:
+            cmd += ["--redis", self.settings.redis_url]
+        return cmd
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.settings.secret_key:
+            env["LUDOTHEK_SECRET"] = self.settings.secret_key
+        return env
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        # Their log lines go to the server's standard error, interleaved with its own.
+        return subprocess.Popen(self.command(), env=self._env(), stdin=subprocess.DEVNULL)
+
+    def start(self) -> None:
+        if self.count < 1:
+            log.info("no bot workers started here: run 'ludothek bots' elsewhere, or bots never move")
+            return
+        with self._lock:
+            self.procs = [self._spawn() for _ in range(self.count)]
+        log.info("started %d bot worker process%s (pids %s)", self.count, "es" if self.count > 1 else "",
+                 ", ".join(str(p.pid) for p in self.procs))
+        self._thread = threading.Thread(target=self._supervise, name="ludothek-bot-supervisor", daemon=True)
+        self._thread.start()
+
+    def _supervise(self) -> None:
+        while not self._stopping.wait(1.0):
+            with self._lock:
+                for i, proc in enumerate(self.procs):
+                    if proc.poll() is not None and not self._stopping.is_set():
+                        log.warning("bot worker %d ended (exit %s); starting it again", proc.pid, proc.returncode)
+                        self.procs[i] = self._spawn()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [p.pid for p in self.procs]
+
+    def stop(self) -> None:
+        """SIGTERM to every worker (each gives back its turn in hand), then kill what is left after a grace."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._lock:
+            procs = list(self.procs)
+        for proc in procs:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("bot worker %d did not stop in time; killing it", proc.pid)
+                proc.kill()
+                proc.wait()

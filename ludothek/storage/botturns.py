@@ -1,0 +1,193 @@
+"""Bot turns as database jobs: found, claimed with a lease, played once, by any number of bot workers.
+
+A *pending bot turn* is a running game whose seat to move is a bot and that no
+bot worker holds a live claim on (`pending_bot_turn`: the one definition the
+workers claim by and the ``ludothek_bot_queue`` gauge counts by).  A worker
+claims one by writing its name, the move number and a lease end into the game
+row with a conditional ``UPDATE`` that only matches while the turn is still
+pending; on PostgreSQL the candidates are first picked with ``FOR UPDATE SKIP
+LOCKED`` so workers do not queue behind each other's rows.  Of several workers
+(on several machines) exactly one gets each turn.
+
+A claim names the move it was made for (``bot_claim_seq``), so it ends by
+itself when the bot's move is stored: the move path needs no extra write.  A
+worker that dies mid-thought leaves its claim to run out (`LEASE`), after which
+another worker plays the turn.  Even if two workers ever thought about the same
+turn (a lease overrun by a stopped process), the move is stored by the
+optimistic ``UPDATE games ... WHERE seq = n``: only one of them can store it.
+
+The short pause people need to follow a bot (``delay``) is part of the claim:
+a turn is taken only ``delay`` seconds after the seat started waiting
+(``games.turn_since``), measured in the database's own terms, so it holds
+whichever worker plays.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
+
+from ludothek.bots.fallback import safe_bot
+from ludothek.engine import State
+
+from .base import CHANCE_RNG
+from .errors import StaleMove
+from .models import GameRow, SeatRow, utcnow
+from .play import PlayStore
+
+log = logging.getLogger("ludothek.bots")
+
+#: How long a claim holds.  `hard` thinks 2 s, and gives way to `medium` after 5× that (10 s), which
+#: gives way to `random` after 1 s more: a worker alive finishes well within it; a dead one's turn is
+#: played by another worker once it runs out.
+LEASE = timedelta(seconds=30)
+
+
+def bot_seat_to_move() -> ColumnElement[bool]:
+    """The join condition: the seat row of the seat to move (join ``seats`` on it)."""
+    return and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move)
+
+
+def pending_bot_turn(now: datetime) -> ColumnElement[bool]:
+    """A running game whose seat to move is a bot nobody holds a live claim for at ``now``.
+
+    Use with ``games`` joined to ``seats`` by `bot_seat_to_move`.  Shared by the
+    claim (`BotTurnStore.claim_bot_turn`) and the bot queue gauge (`count_pending_bot_turns`).
+    """
+    return and_(
+        GameRow.status == "running",
+        SeatRow.kind == "bot",
+        or_(GameRow.bot_lease_until.is_(None), GameRow.bot_lease_until <= now,
+            GameRow.bot_claim_seq.is_(None), GameRow.bot_claim_seq != GameRow.seq),
+    )
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A claimed bot turn: the game and the move number it is claimed for."""
+
+    game_id: int
+    seq: int
+
+
+class BotTurnStore(PlayStore):
+    """Finding, claiming and playing bot turns (the bot workers' side, `ludothek.workers.bots`)."""
+
+    def count_pending_bot_turns(self, now: datetime | None = None) -> int:
+        """How many bot turns wait for a worker (the ``ludothek_bot_queue`` gauge)."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(
+                select(func.count()).select_from(GameRow).join(SeatRow, bot_seat_to_move())
+                .where(pending_bot_turn(now or utcnow()))
+            ).scalar_one())
+
+    def next_bot_turn_due(self, now: datetime, delay: float) -> float | None:
+        """Seconds until the earliest pending bot turn may be played (0: now); ``None``: none pending."""
+        with self.engine.begin() as conn:
+            since = conn.execute(
+                select(func.min(func.coalesce(GameRow.turn_since, GameRow.started_at)))
+                .select_from(GameRow).join(SeatRow, bot_seat_to_move())
+                .where(pending_bot_turn(now))
+            ).scalar()
+            if since is None:
+                any_pending = conn.execute(
+                    select(GameRow.id).select_from(GameRow).join(SeatRow, bot_seat_to_move())
+                    .where(pending_bot_turn(now)).limit(1)
+                ).first()
+                return 0.0 if any_pending is not None else None
+        if isinstance(since, str):  # SQLite hands back min() of its text form
+            since = datetime.fromisoformat(since)
+        if since.tzinfo is None:
+            since = since.replace(tzinfo=now.tzinfo)
+        return max(0.0, (since + timedelta(seconds=delay) - now).total_seconds())
+
+    def claim_bot_turn(self, owner: str, now: datetime, delay: float = 0.0,
+                       lease: timedelta = LEASE) -> BotTurn | None:
+        """Claim the pending bot turn that has waited longest (at least ``delay`` seconds), for ``owner``.
+
+        ``None`` when there is none.  The claim holds until ``now + lease`` or
+        until the game moves on, whichever comes first.
+        """
+        due = now - timedelta(seconds=delay)
+        candidates = (
+            select(GameRow.id, GameRow.seq).join(SeatRow, bot_seat_to_move())
+            .where(pending_bot_turn(now), or_(GameRow.turn_since.is_(None), GameRow.turn_since <= due))
+            .order_by(GameRow.turn_since.asc().nulls_first(), GameRow.id.asc())
+        )
+        if not self._sqlite:
+            # One transaction: the rows picked are locked, other workers skip them and pick others.
+            with self.engine.begin() as conn:
+                row = conn.execute(candidates.limit(1).with_for_update(of=GameRow, skip_locked=True)).first()
+                if row is None:
+                    return None
+                if self._claim(conn, owner, row.id, row.seq, now, lease):
+                    return BotTurn(row.id, row.seq)
+                return None
+        # SQLite: one writer at a time anyway; the conditional update decides between workers.
+        with self.engine.begin() as conn:
+            rows = conn.execute(candidates.limit(8)).all()
+        for row in rows:
+            with self.engine.begin() as conn:
+                if self._claim(conn, owner, row.id, row.seq, now, lease):
+                    return BotTurn(row.id, row.seq)
+        return None
+
+    @staticmethod
+    def _claim(conn: object, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:
+        """The conditional update that takes a turn only while it is still pending at move ``seq``."""
+        result = conn.execute(  # type: ignore[attr-defined]
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.seq == seq, GameRow.status == "running",
+                   or_(GameRow.bot_lease_until.is_(None), GameRow.bot_lease_until <= now,
+                       GameRow.bot_claim_seq.is_(None), GameRow.bot_claim_seq != seq))
+            .values(bot_claimed_by=owner, bot_claim_seq=seq, bot_lease_until=now + lease)
+        )
+        return bool(result.rowcount == 1)
+
+    def release_bot_turn(self, owner: str, turn: BotTurn) -> None:
+        """Give a claim back unplayed (a worker stopping): another worker may take the turn at once."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(GameRow)
+                .where(GameRow.id == turn.game_id, GameRow.bot_claimed_by == owner,
+                       GameRow.bot_claim_seq == turn.seq)
+                .values(bot_lease_until=None, bot_claimed_by=None, bot_claim_seq=None)
+            )
+
+    def play_bot_turn(self, turn: BotTurn) -> bool:
+        """Think about the claimed turn and store the move; ``False`` if the game had moved on meanwhile.
+
+        The bot thinks on a copy, outside the game's lock, behind the fallback chain
+        (a bot that fails or overruns 5× its budget gives way to `medium`, then `random`).
+        """
+        with self.state(turn.game_id) as (info, tracked):
+            if (tracked is None or info.status != "running" or info.seq != turn.seq
+                    or not info.is_bot_seat(info.to_move)):
+                return False
+            seat = info.to_move
+            bot_name = next(s for s in info.seats if s.seat == seat).bot or "random"
+            state: State = tracked.state.clone()
+        action = safe_bot(bot_name).choose(state, CHANCE_RNG)
+        try:
+            self.submit(turn.game_id, seat, action, turn.seq)
+        except StaleMove:
+            return False  # someone else stored a move first (a takeover, an admin's cancel)
+        return True
+
+    def bot_step(self, game_id: int) -> bool:
+        """Play one move for the bot whose turn it is, here and now (tests, tools); ``False`` when none is to move.
+
+        Claims the turn like a worker would, so it never plays a turn a worker holds.
+        """
+        info = self.game(game_id)
+        if info.status != "running" or not info.is_bot_seat(info.to_move):
+            return False
+        now = utcnow()
+        with self.engine.begin() as conn:
+            if not self._claim(conn, "bot_step", game_id, info.seq, now, LEASE):
+                return False
+        self.play_bot_turn(BotTurn(game_id, info.seq))
+        return True

@@ -1,0 +1,130 @@
+"""The bot worker: plays every pending bot turn, in a process of its own (``ludothek bots``).
+
+Bots think outside the web server: a 2-second `hard` decision runs here, at a
+lower CPU priority (``nice``), so no person's move waits for it.  Any number of
+bot workers may run against one database, on any machine: each turn is claimed
+in the database (`ludothek.storage.botturns`) and played exactly once; a turn
+whose worker died is played by another once the claim's lease runs out.
+
+One worker thinks about one turn at a time (Python threads do not think in
+parallel), oldest waiting turn first, so a thousand bot games share it fairly
+and a bots-only game plays itself to the end.  More workers, more turns at once.
+
+How the seats hear of the bot's move: the worker's store publishes it like a
+server does, through Redis when the deployment has it; without Redis (one
+server on SQLite) the server notices the move in the database
+(`ludothek.portal.dbwatch`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from ludothek.storage import GameEvent, Store
+from ludothek.storage.botturns import BotTurn
+
+log = logging.getLogger("ludothek.bots")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def worker_name() -> str:
+    """A name unique to this worker (machine, process, a random tail): what a claim records."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class BotWorker:
+    """Claims and plays pending bot turns until stopped.
+
+    ``delay``: the pause a person needs to follow a bot (seconds after the seat
+    started waiting).  ``interval``: the longest it sleeps before looking at the
+    database again when nothing is due (new turns from other processes).
+    """
+
+    name = "bots"
+
+    def __init__(self, store: Store, delay: float = 0.4, interval: float = 0.25,
+                 owner: str | None = None, clock: Callable[[], datetime] = utcnow) -> None:
+        self.store = store
+        self.delay = delay
+        self.interval = interval
+        self.owner = owner or worker_name()
+        self.clock = clock
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._current: BotTurn | None = None
+        #: Turns this worker has played (logs, tests).
+        self.played = 0
+
+    def run_once(self, now: datetime | None = None) -> int:
+        """Claim one due bot turn and play it; 1 if a turn was claimed, else 0."""
+        turn = self.store.claim_bot_turn(self.owner, now or self.clock(), self.delay)
+        if turn is None:
+            return 0
+        self._current = turn
+        try:
+            if self.store.play_bot_turn(turn):
+                self.played += 1
+        except Exception:
+            # The claim stays until its lease runs out, then any worker tries again.
+            log.exception("bot turn failed in game %s at move %s", turn.game_id, turn.seq)
+        finally:
+            self._current = None
+        return 1
+
+    def run_forever(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.run_once():
+                    continue
+                wait = self.store.next_bot_turn_due(self.clock(), self.delay)
+            except Exception:
+                log.exception("the bot worker could not read the database; trying again")
+                wait = None
+            pause = self.interval if wait is None else min(max(wait, 0.005), self.interval)
+            self._wake.wait(pause)
+            self._wake.clear()
+
+    def wake(self) -> None:
+        """Look for a turn now (a move in this process made it a bot's turn)."""
+        self._wake.set()
+
+    def on_event(self, event: GameEvent) -> None:
+        """Store listener, when the worker shares a process with the store's writers: wake at once."""
+        if event.bot_to_move and event.status == "running":
+            self._wake.set()
+
+    def idle(self) -> bool:
+        """Nothing being played and no bot turn pending (tests wait for this)."""
+        return self._current is None and self.store.count_pending_bot_turns() == 0
+
+    # ---------------------------------------------------------------- as a thread (tests, embedding)
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run_forever, name="ludothek-bots", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the turn in hand (a bot answers within its fallback budget), then stop."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=timeout)
+
+    def release(self) -> None:
+        """Give back the turn in hand unplayed (the process is being stopped mid-thought)."""
+        turn = self._current
+        if turn is not None:
+            try:
+                self.store.release_bot_turn(self.owner, turn)
+            except Exception:
+                log.exception("could not release the claim on game %s", turn.game_id)
