@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
+from ludothek.storage.lobby import BOT_LEVELS, DEFAULT_FORM_BOT, PORTAL_BOTS
 
 from .context import (
     GameId,
@@ -62,9 +63,20 @@ def setup_templates(templates: Jinja2Templates) -> None:
     env.globals["t"] = t
     env.globals["tn"] = tn
     env.globals["time_controls"] = time_control_choices
+    env.globals["bot_level"] = bot_level
+    env.globals["bot_levels"] = BOT_LEVELS
     env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
     env.filters["num"] = format_number
     env.filters["hyphenate"] = soft_hyphens
+
+
+def bot_level(seat: Any, lang: str) -> str:
+    """" (hard)" after a bot seat's name, in ``lang``; empty for people and seats without a bot."""
+    kind = seat.get("kind") if isinstance(seat, dict) else getattr(seat, "kind", None)
+    bot = seat.get("bot") if isinstance(seat, dict) else getattr(seat, "bot", None)
+    if kind != "bot" or bot not in PORTAL_BOTS:
+        return ""
+    return f" ({t('bot_level_' + bot, lang)})"
 
 
 def format_number(value: Any) -> str:
@@ -342,6 +354,10 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
             return refuse(t("err_invite_name", user.lang, n=i + 1))
         if kind == "invite" and store.user_by_name(name) is None:
             return refuse(t("err_no_user_named", user.lang, n=i + 1, name=name), 404)
+        if kind == "bot":
+            # The store refuses a strength it does not offer, with the form kept.
+            seats.append({"kind": "bot", "bot": form.get(f"seat{i}_bot") or DEFAULT_FORM_BOT})
+            continue
         seats.append({"kind": kind, "user": name or None})
     try:
         limit_game_creation(request, user)

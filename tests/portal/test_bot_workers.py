@@ -1,0 +1,431 @@
+"""Bot turns played by bot worker processes (issue 11, part 3): claimed once, picked up after a crash,
+started and stopped by ``serve``, with the strength each seat chose."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from ludothek import bots as bots_module
+from ludothek.engine import State
+from ludothek.portal import create_app
+from ludothek.storage import Store, make_engine, migrate
+from ludothek.storage.botturns import LEASE
+from ludothek.storage.models import ActionRow, GameRow
+from ludothek.workers.bots import BotWorker
+from tests.portal.conftest import FAST_HASHER, api_user, csrf_of, make_settings, page_login
+from tests.portal.server import free_port, wait_until_serving
+
+T0 = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+
+
+def new_store(url: str) -> Store:
+    engine = make_engine(url)
+    migrate(engine)
+    return Store(engine, hasher=FAST_HASHER)
+
+
+def bot_games(store: Store, n: int, bot: str = "random", players: int = 3) -> list[int]:
+    """``n`` running games of toypig where every seat but the creator's is a bot, each with a bot to move."""
+    creator = store.register(f"maker{random.randrange(10**9)}", "password-m")
+    games: list[int] = []
+    while len(games) < n:
+        seats = [{"kind": "me"}] + [{"kind": "bot", "bot": bot}] * (players - 1)
+        gid = store.create_game(creator, "toypig", players, {"length": "long"}, seats)
+        info = store.game(gid)
+        if info.status == "running" and info.to_move >= 0 and not info.is_bot_seat(info.to_move):
+            store.submit(gid, info.to_move, "hold", info.seq)  # the creator passes: a bot is to move
+            info = store.game(gid)
+        if info.status == "running" and info.is_bot_seat(info.to_move):
+            games.append(gid)
+    return games
+
+
+def _claims_of(store: Store) -> dict[int, tuple[str | None, int | None]]:
+    with store.engine.begin() as conn:
+        return {r.id: (r.bot_claimed_by, r.bot_claim_seq)
+                for r in conn.execute(select(GameRow.id, GameRow.bot_claimed_by, GameRow.bot_claim_seq))}
+
+
+def test_two_workers_claim_each_turn_exactly_once(any_db: str) -> None:
+    """Two workers (two stores, as two processes would have) race for 24 pending turns: each is claimed once."""
+    stores = [new_store(any_db), new_store(any_db)]
+    games = bot_games(stores[0], 24)
+    assert stores[0].count_pending_bot_turns(T0) == 24
+    claimed: list[list[int]] = [[], []]
+    start = threading.Barrier(2)
+
+    def claim(i: int) -> None:
+        start.wait()
+        while (turn := stores[i].claim_bot_turn(f"worker-{i}", T0)) is not None:
+            claimed[i].append(turn.game_id)
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    every = claimed[0] + claimed[1]
+    assert sorted(every) == sorted(games), "every turn claimed, none twice"
+    assert stores[0].count_pending_bot_turns(T0) == 0  # the gauge's count: nothing left unclaimed
+    owners = _claims_of(stores[0])
+    for i in range(2):
+        assert all(owners[g][0] == f"worker-{i}" for g in claimed[i])
+    for s in stores:
+        s.engine.dispose()
+
+
+def test_two_workers_play_bots_only_games_to_the_end_without_a_lost_turn(any_db: str) -> None:
+    """Two bot workers play ten games to their end; every bot move was thought once and stored once."""
+    stores = [new_store(any_db), new_store(any_db)]
+    games = bot_games(stores[0], 10, players=2)
+    creator = stores[0].game(games[0]).seats
+    assert creator  # the creator sits in every game and only holds when it is their turn
+    workers = [BotWorker(stores[i], delay=0.0, interval=0.01, owner=f"w{i}") for i in range(2)]
+    stale: list[int] = []
+    for w in workers:
+        original = w.store.play_bot_turn
+
+        def play(turn: Any, original: Any = original) -> bool:
+            stored = bool(original(turn))
+            if not stored:
+                stale.append(turn.game_id)
+            return stored
+
+        w.store.play_bot_turn = play  # type: ignore[method-assign]
+    for w in workers:
+        w.start()
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            infos = [stores[0].game(g) for g in games]
+            if all(i.status == "finished" for i in infos):
+                break
+            for info in infos:  # the human seat: always "hold" at once
+                if info.status == "running" and not info.is_bot_seat(info.to_move) and info.to_move >= 0:
+                    try:
+                        stores[0].submit(info.id, info.to_move, "hold", info.seq)
+                    except Exception:
+                        pass
+            time.sleep(0.005)
+    finally:
+        for w in workers:
+            w.stop()
+    assert all(stores[0].game(g).status == "finished" for g in games), "a game stalled"
+    with stores[0].engine.begin() as conn:
+        rows = conn.execute(select(ActionRow.game_id, ActionRow.seat).where(ActionRow.game_id.in_(games))).all()
+    bot_seats = {g: {s.seat for s in stores[0].game(g).seats if s.kind == "bot"} for g in games}
+    bot_moves = sum(1 for g, seat in rows if seat in bot_seats[g])
+    assert workers[0].played + workers[1].played == bot_moves, "each stored bot move was played once"
+    assert stale == [], "no worker thought about a turn another worker had"
+    for s in stores:
+        s.engine.dispose()
+
+
+def test_a_dead_workers_turn_is_played_after_its_lease_runs_out(tmp_path: Path) -> None:
+    """A worker claims a turn and dies: nobody plays it while the lease holds, another worker does after."""
+    store = new_store(f"sqlite:///{tmp_path / 'lease.sqlite3'}")
+    (gid,) = bot_games(store, 1)
+    seq = store.game(gid).seq
+    dead = store.claim_bot_turn("dead-worker", T0)
+    assert dead is not None and dead.game_id == gid  # ... and then it was killed
+    living = BotWorker(store, delay=0.0, owner="living")
+    assert living.run_once(T0 + LEASE - timedelta(seconds=1)) == 0
+    assert store.game(gid).seq == seq
+    assert store.count_pending_bot_turns(T0 + LEASE - timedelta(seconds=1)) == 0
+    assert store.count_pending_bot_turns(T0 + LEASE) == 1
+    assert living.run_once(T0 + LEASE) == 1
+    assert store.game(gid).seq > seq and living.played == 1
+    store.engine.dispose()
+
+
+def _bots_process(db: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "LUDOTHEK_LOG_LEVEL": "INFO"}
+    return subprocess.Popen([sys.executable, "-m", "ludothek.cli", "bots", "--db", db, "--delay", "0", *extra],
+                            stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=env)
+
+
+def _wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_kill_9_a_bot_worker_mid_thought_and_another_plays_the_turn(tmp_path: Path) -> None:
+    """``ludothek bots`` claims a hard bot's turn; kill -9 while it thinks; the claim runs out, another plays."""
+    db = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+    store = new_store(db)
+    (gid,) = bot_games(store, 1, bot="hard", players=2)
+    seq = store.game(gid).seq
+    proc = _bots_process(db, tmp_path / "bots.log")
+    try:
+        owner = _wait_for("the worker's claim", lambda: _claims_of(store)[gid][0])
+        os.kill(proc.pid, signal.SIGKILL)  # hard thinks about 2 s: the claim was just made
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert store.game(gid).seq == seq, "the killed worker stored nothing"
+    assert _claims_of(store)[gid] == (owner, seq)
+    now = datetime.now(UTC)
+    assert store.claim_bot_turn("early", now) is None  # the dead worker's lease still holds
+    after = BotWorker(store, delay=0.0, owner="after")
+    assert after.run_once(now + LEASE) == 1
+    assert store.game(gid).seq > seq
+    store.engine.dispose()
+
+
+def test_a_failing_bot_falls_back_and_the_game_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A hard bot that raises: medium decides instead, the failure is logged, the game never stalls."""
+
+    class Broken:
+        name = "hard"
+        budget = 0.05
+
+        def choose(self, state: State, rng: random.Random) -> str:
+            raise RuntimeError("the search fell over")
+
+    monkeypatch.setitem(bots_module.BOTS, "hard", Broken)
+    store = new_store(f"sqlite:///{tmp_path / 'fallback.sqlite3'}")
+    (gid,) = bot_games(store, 1, bot="hard", players=2)
+    worker = BotWorker(store, delay=0.0, owner="w")
+    with caplog.at_level(logging.WARNING, logger="ludothek.bots"):
+        for _ in range(500):
+            info = store.game(gid)
+            if info.status == "finished":
+                break
+            if info.is_bot_seat(info.to_move):
+                assert worker.run_once() == 1
+            else:
+                store.submit(gid, info.to_move, "hold", info.seq)
+    assert store.game(gid).status == "finished"
+    assert "bot hard failed" in caplog.text
+    store.engine.dispose()
+
+
+def test_a_turn_whose_move_fails_to_store_is_tried_again_after_the_lease(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error while playing (the database went away mid-move) leaves the claim to run out: no stall."""
+    store = new_store(f"sqlite:///{tmp_path / 'retry.sqlite3'}")
+    (gid,) = bot_games(store, 1)
+    seq = store.game(gid).seq
+    worker = BotWorker(store, delay=0.0, owner="w")
+    real_submit = store.submit
+    monkeypatch.setattr(store, "submit", lambda *a, **k: (_ for _ in ()).throw(OSError("disk gone")))
+    assert worker.run_once(T0) == 1 and store.game(gid).seq == seq
+    monkeypatch.setattr(store, "submit", real_submit)
+    assert worker.run_once(T0 + timedelta(seconds=1)) == 0  # still claimed
+    assert worker.run_once(T0 + LEASE) == 1
+    assert store.game(gid).seq > seq
+    store.engine.dispose()
+
+
+def test_the_pause_people_need_is_kept(tmp_path: Path) -> None:
+    """A bot turn is claimed only ``delay`` seconds after the seat started waiting."""
+    store = new_store(f"sqlite:///{tmp_path / 'pace.sqlite3'}")
+    (gid,) = bot_games(store, 1)
+    since = store.game(gid).turn_since
+    assert since is not None
+    worker = BotWorker(store, delay=0.4, owner="w")
+    assert worker.run_once(since + timedelta(seconds=0.3)) == 0
+    wait = store.next_bot_turn_due(since + timedelta(seconds=0.3), 0.4)
+    assert wait is not None and 0.05 < wait <= 0.1 + 1e-6
+    assert worker.run_once(since + timedelta(seconds=0.4)) == 1
+    store.engine.dispose()
+
+
+def test_resigned_and_timed_out_seats_are_played_by_medium(client: TestClient) -> None:
+    """A seat taken over is played by `medium`, by the bot workers, until the game ends."""
+    a = api_user(client, "anna")
+    b = api_user(client, "bert")
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2,
+                                          "seats": [{"kind": "me"}, {"kind": "invite", "user": "bert"}]},
+                      headers=a).json()["id"]
+    assert client.post(f"/api/games/{gid}/join", headers=b).status_code == 200
+    assert client.post(f"/api/games/{gid}/resign", headers=b).status_code == 200
+    g = client.get(f"/api/games/{gid}", headers=a).json()
+    bert = next(s for s in g["seats"] if s["name"].startswith("bert"))
+    assert bert["kind"] == "bot" and bert["bot"] == "medium"
+    for _ in range(400):
+        g = client.get(f"/api/games/{gid}", headers=a).json()
+        if g["status"] == "finished":
+            break
+        if g["my_turn"]:
+            client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=a)
+        else:
+            time.sleep(0.01)
+    assert g["status"] == "finished"
+    page = client.get(f"/games/{gid}").text
+    assert "(medium)" in page
+
+
+def test_hard_is_chosen_in_the_new_game_form_and_shown_as_bot_hard(client: TestClient) -> None:
+    csrf = page_login(client, "clara")
+    form = client.get("/new?game=toypig").text
+    choice = re.search(r'<select name="seat1_bot"[^>]*>(.*?)</select>', form, re.S)
+    assert choice is not None
+    assert re.findall(r'<option value="(\w+)"', choice.group(1)) == ["easy", "medium", "hard"]
+    assert 'value="medium" selected' in choice.group(1)  # unless the player picks another
+    r = client.post("/new", data={"csrf": csrf, "game": "toypig", "players": "2", "opt_length": "short",
+                                  "seat1": "bot", "seat1_bot": "hard"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    gid = int(r.headers["location"].rsplit("/", 1)[1])
+    g = client.get(f"/api/games/{gid}").json()
+    assert [s["bot"] for s in g["seats"] if s["kind"] == "bot"] == ["hard"]
+    assert re.search(r"Bot \d<span class=\"bot-level\"> \(hard\)</span>", client.get(f"/games/{gid}").text)
+    assert "(hard)" in client.get("/").text  # the lobby's list of my games
+    client.cookies.set("lang", "de")
+    # A strength the portal does not offer is refused with the form kept.
+    bad = client.post("/new", data={"csrf": csrf_of(client), "game": "toypig", "players": "2",
+                                    "seat1": "bot", "seat1_bot": "expert"}, follow_redirects=False)
+    assert bad.status_code == 400 and 'name="seat1_bot"' in bad.text
+
+
+# --------------------------------------------------------------------------- serve and its bot workers
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """The processes whose parent is ``pid``, with their command lines (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            out.append((int(entry.name), cmd))
+    return out
+
+
+def _bot_workers_under(pid: int) -> list[int]:
+    """Every ``ludothek bots`` process in the tree under ``pid``."""
+    found = []
+    stack = [pid]
+    while stack:
+        for child, cmd in _children(stack.pop()):
+            if " bots " in cmd and "ludothek.cli" in cmd:
+                found.append(child)
+            stack.append(child)
+    return found
+
+
+@pytest.fixture
+def serve_proc(tmp_path: Path) -> Iterator[Any]:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+        port = free_port()
+        full_env = {**os.environ, "LUDOTHEK_SECRET": "bots-test", "LUDOTHEK_RATE_LIMITS": "off",
+                    "LUDOTHEK_BOT_DELAY": "0", **(env or {})}
+        proc = subprocess.Popen([sys.executable, "-m", "ludothek.cli", "serve", "--port", str(port), *args],
+                                stdout=subprocess.DEVNULL, stderr=(tmp_path / f"serve-{port}.log").open("wb"),
+                                env=full_env)
+        procs.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        wait_until_serving(proc, base)
+        return proc, base
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _play_against_bots(base: str, bot: str = "medium", rounds: int = 3) -> int:
+    """Register, create a Machi Koro game against a bot, and play my first legal action until the bot
+    has had ``rounds`` turns (or the game ended); the game's id."""
+    with httpx.Client(base_url=base, timeout=30) as http:
+        token = http.post("/api/users", json={"name": f"p{random.randrange(10**6)}",
+                                              "password": "password-x"}).json()["token"]
+        h = {"Authorization": f"Bearer {token}"}
+        r = http.post("/api/games", json={"game": "machikoro", "players": 2,
+                                           "seats": [{"kind": "me"}, {"kind": "bot", "bot": bot}]}, headers=h)
+        assert r.status_code == 201, r.text
+        gid = int(r.json()["id"])
+        bot_turns = 0
+        waiting = False
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            g = http.get(f"/api/games/{gid}", headers=h).json()
+            if g["status"] == "finished" or bot_turns >= rounds:
+                return gid
+            if g["my_turn"]:
+                bot_turns += waiting
+                waiting = False
+                http.post(f"/api/games/{gid}/actions", json={"action": g["legal"][0]["action"], "seq": g["seq"]},
+                          headers=h)
+            else:
+                waiting = True
+                time.sleep(0.02)
+    raise AssertionError("the bot never moved")
+
+
+def test_serve_starts_its_bot_workers_and_stops_them(serve_proc: Any, tmp_path: Path) -> None:
+    proc, base = serve_proc("--db", f"sqlite:///{tmp_path / 'serve.sqlite3'}", "--bot-workers", "2")
+    workers = _wait_for("two bot workers", lambda: len(_bot_workers_under(proc.pid)) == 2 and
+                        _bot_workers_under(proc.pid))
+    _play_against_bots(base)  # the server thinks for no bot: its workers did
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    for pid in workers:
+        _wait_for(f"bot worker {pid} to end", lambda pid=pid: not Path(f"/proc/{pid}").exists()
+                  or "Z" in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+
+
+def test_a_bot_workers_move_reaches_the_live_socket_without_redis(tmp_path: Path) -> None:
+    """One server on SQLite, bots in a separate ``ludothek bots`` process: the page hears every bot move."""
+    db = f"sqlite:///{tmp_path / 'live.sqlite3'}"
+    app = create_app(make_settings(db, bots_in_process=False, db_watch_interval=0.05))
+    bots = _bots_process(db, tmp_path / "bots.log")
+    try:
+        with TestClient(app) as client:
+            h = api_user(client, "lena")
+            # Machi Koro: a game the separate process knows (the test's toy game lives in this one only).
+            gid = client.post("/api/games", json={"game": "machikoro", "players": 2,
+                                                   "seats": [{"kind": "me"}, {"kind": "bot", "bot": "easy"}]},
+                              headers=h).json()["id"]
+            with client.websocket_connect(f"/games/{gid}/live", headers=h) as ws:
+                hello = ws.receive_json()
+                g = client.get(f"/api/games/{gid}", headers=h).json()
+                while g["my_turn"]:
+                    g = client.post(f"/api/games/{gid}/actions",
+                                    json={"action": g["legal"][0]["action"], "seq": g["seq"]}, headers=h).json()
+                    assert ws.receive_json()["seq"] == g["seq"]  # my own move, announced once
+                seen = max(hello["seq"], g["seq"])
+                while True:  # the bot's moves (and its chance), until it is my turn or over
+                    update = ws.receive_json()
+                    assert update["type"] == "update" and update["seq"] > seen
+                    seen = update["seq"]
+                    if update["status"] != "running" or update["to_move"] is not None and \
+                            client.get(f"/api/games/{gid}", headers=h).json()["my_turn"]:
+                        break
+            assert client.get(f"/api/games/{gid}", headers=h).json()["seq"] == seen
+    finally:
+        bots.send_signal(signal.SIGTERM)
+        bots.wait(timeout=30)
