@@ -3,6 +3,7 @@ started and stopped by ``serve``, with the strength each seat chose."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -119,10 +120,8 @@ def test_two_workers_play_bots_only_games_to_the_end_without_a_lost_turn(any_db:
                 break
             for info in infos:  # the human seat: always "hold" at once
                 if info.status == "running" and not info.is_bot_seat(info.to_move) and info.to_move >= 0:
-                    try:
+                    with contextlib.suppress(Exception):
                         stores[0].submit(info.id, info.to_move, "hold", info.seq)
-                    except Exception:
-                        pass
             time.sleep(0.005)
     finally:
         for w in workers:
@@ -422,8 +421,8 @@ def test_a_bot_workers_move_reaches_the_live_socket_without_redis(tmp_path: Path
                     update = ws.receive_json()
                     assert update["type"] == "update" and update["seq"] > seen
                     seen = update["seq"]
-                    if update["status"] != "running" or update["to_move"] is not None and \
-                            client.get(f"/api/games/{gid}", headers=h).json()["my_turn"]:
+                    if update["status"] != "running" or (update["to_move"] is not None and \
+                            client.get(f"/api/games/{gid}", headers=h).json()["my_turn"]):
                         break
             assert client.get(f"/api/games/{gid}", headers=h).json()["seq"] == seen
     finally:
