@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# make run HOST=0.0.0.0 PORT=8080 (WORKERS=2 for several server processes, with LUDOTHEK_REDIS set)
+# make run HOST=0.0.0.0 PORT=8080 (WORKERS=2 for several server processes, with LUDOTHEK_REDIS set;
+# BOT_WORKERS=N bot worker processes, started and stopped with the server)
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 WORKERS ?= 1
+BOT_WORKERS ?= $(or $(LUDOTHEK_BOT_WORKERS),2)
 
 .PHONY: run test bench lint setup browser clean
 
@@ -21,7 +23,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/ludothek serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
+	$(VENV)/bin/ludothek serve --host $(HOST) --port $(PORT) --workers $(WORKERS) --bot-workers $(BOT_WORKERS)
 
 test: $(STAMP)
 	$(PY) -m ludothek.devtools.services

@@ -75,6 +75,8 @@ BENCH_RULES = {"move_user": "1000000/minute", "move_addr": "1000000/minute", "ga
 class Server:
     """``ludothek.portal.serve`` in a subprocess (bots play without delay), ``workers`` processes on one port.
 
+    Bot seats are played by the bot worker processes ``serve`` starts (``LUDOTHEK_BOT_WORKERS`` in ``env``).
+
     ``env`` adds environment variables (``LUDOTHEK_SQLITE_SYNC=full``, ``LUDOTHEK_RATE_LIMITS=off``).
     The access log is on, as in production, and goes to /dev/null.
     """
@@ -122,9 +124,29 @@ class Server:
 def _is_server(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"resource_tracker" not in f.read()
+            cmd = f.read()
     except OSError:
         return False
+    # Besides the servers, the supervisor starts a resource tracker and the bot worker processes.
+    return b"resource_tracker" not in cmd and b"ludothek.cli\0bots" not in cmd
+
+
+def bot_worker_pids(parent: int) -> list[int]:
+    """The ``ludothek bots`` processes ``serve`` started under ``parent``."""
+    try:
+        with open(f"/proc/{parent}/task/{parent}/children") as f:
+            children = [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+    out = []
+    for pid in children:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"ludothek.cli\0bots" in f.read():
+                    out.append(pid)
+        except OSError:
+            pass
+    return out
 
 
 class Http:

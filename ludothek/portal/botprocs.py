@@ -34,6 +34,15 @@ DEFAULT_NICE = 10
 STOP_GRACE = 15.0
 
 
+def _end_with_parent() -> None:
+    """In the new child, before it runs: Linux sends it SIGTERM when the server that started it dies,
+    even by ``kill -9`` (``prctl(PR_SET_PDEATHSIG)``), so no bot worker outlives its server."""
+    import ctypes
+
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -58,6 +67,8 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
     from .notify import turn_listener
     from .observe import configure_logging
 
+    if parent is not None and os.getppid() != parent:
+        return 0  # the server that started us is already gone (it stopped while we were starting)
     configure_logging()
     if nice:
         with contextlib.suppress(OSError):
@@ -125,7 +136,8 @@ class BotProcesses:
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         # Their log lines go to the server's standard error, interleaved with its own.
-        return subprocess.Popen(self.command(), env=self._env(), stdin=subprocess.DEVNULL)
+        return subprocess.Popen(self.command(), env=self._env(), stdin=subprocess.DEVNULL,
+                                preexec_fn=_end_with_parent if sys.platform == "linux" else None)
 
     def start(self) -> None:
         if self.count < 1:

@@ -85,19 +85,20 @@ class BotTurnStore(PlayStore):
             ).scalar_one())
 
     def next_bot_turn_due(self, now: datetime, delay: float) -> float | None:
-        """Seconds until the earliest pending bot turn may be played (0: now); ``None``: none pending."""
+        """Seconds until the earliest pending bot turn may be played (0: now); ``None``: none pending.
+
+        One query: an idle worker asks this a few times a second.
+        """
         with self.engine.begin() as conn:
-            since = conn.execute(
-                select(func.min(func.coalesce(GameRow.turn_since, GameRow.started_at)))
+            pending, since = conn.execute(
+                select(func.count(), func.min(func.coalesce(GameRow.turn_since, GameRow.started_at)))
                 .select_from(GameRow).join(SeatRow, bot_seat_to_move())
                 .where(pending_bot_turn(now))
-            ).scalar()
-            if since is None:
-                any_pending = conn.execute(
-                    select(GameRow.id).select_from(GameRow).join(SeatRow, bot_seat_to_move())
-                    .where(pending_bot_turn(now)).limit(1)
-                ).first()
-                return 0.0 if any_pending is not None else None
+            ).one()
+        if not pending:
+            return None
+        if since is None:
+            return 0.0
         if isinstance(since, str):  # SQLite hands back min() of its text form
             since = datetime.fromisoformat(since)
         if since.tzinfo is None:

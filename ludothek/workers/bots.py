@@ -83,10 +83,13 @@ class BotWorker:
 
     def run_forever(self) -> None:
         while not self._stop.is_set():
+            # One query while idle: is any turn pending, and when is the first one due?
             try:
-                if self.run_once():
-                    continue
                 wait = self.store.next_bot_turn_due(self.clock(), self.delay)
+                if wait is not None and wait <= 0:
+                    if self.run_once():
+                        continue
+                    wait = 0.005  # another worker took it first: look again at once
             except Exception:
                 log.exception("the bot worker could not read the database; trying again")
                 wait = None

@@ -234,7 +234,8 @@ def _serve(db_url: str, port: int, env: dict[str, str], output: Path, workers: i
         return subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--db", db_url, "--port", str(port), "--redis", REDIS_URL,
              "--workers", str(workers)],
-            env={**os.environ, "LUDOTHEK_SECRET": "ops-test-secret", "LUDOTHEK_BOT_DELAY": "0", **env},
+            env={**os.environ, "LUDOTHEK_SECRET": "ops-test-secret", "LUDOTHEK_BOT_DELAY": "0",
+                 "LUDOTHEK_BOT_WORKERS": "1", **env},
             stdout=out, stderr=out, cwd=ROOT,
         )
 
