@@ -32,8 +32,12 @@ def budget_of(bot: Bot, default: float = 0.2) -> float:
 class SafeBot:
     """``chain[0]`` decides unless it fails; then ``chain[1]``, and so on; `random` is the last resort."""
 
-    def __init__(self, chain: Sequence[Bot], budgets: Sequence[float] | None = None):
+    def __init__(self, chain: Sequence[Bot], budgets: Sequence[float] | None = None, nice: int = 0):
         self.chain = list(chain)
+        #: How much lower the thinking threads' CPU priority is than the caller's (Linux: per thread).
+        #: The bot worker thinks at a lower priority but reads and writes the database at its own, so a
+        #: starved thinker never holds a lock that a server waits for.
+        self.nice = nice
         if not any(isinstance(b, RandomBot) for b in self.chain):
             self.chain.append(RandomBot())
         self.budgets = list(budgets) if budgets is not None else [budget_of(b) for b in self.chain]
@@ -51,7 +55,7 @@ class SafeBot:
             sub_rng = random.Random(rng.random())
             pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"bot-{bot.name}")
             try:
-                future = pool.submit(bot.choose, state.clone(), sub_rng)
+                future = pool.submit(self._think, bot, state.clone(), sub_rng)
                 action = future.result(timeout=OVERRUN * budget)
             except concurrent.futures.TimeoutError:
                 log.warning("bot %s gave no answer within %.1f s in %s; falling back", bot.name,
@@ -69,12 +73,34 @@ class SafeBot:
         self.decided_by = "random"
         return rng.choice(legal)
 
+    def _think(self, bot: Bot, state: State, rng: random.Random) -> str:
+        """``bot.choose`` in this (new) thread, first lowered by ``nice`` where the system allows it."""
+        if self.nice:
+            lower_thread_priority(self.nice)
+        return bot.choose(state, rng)
 
-def safe_bot(name: str) -> SafeBot:
-    """The bot ``name`` behind the fallback chain ``name`` → ``medium`` → ``random``."""
+
+def lower_thread_priority(nice: int) -> None:
+    """Lower the calling thread's CPU priority by ``nice`` (Linux schedules threads one by one; elsewhere
+    this lowers the whole process, so it is skipped there)."""
+    import os
+    import sys
+    import threading
+
+    if sys.platform != "linux":
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except OSError:
+        log.debug("could not lower the thinking thread's priority")
+
+
+def safe_bot(name: str, nice: int = 0) -> SafeBot:
+    """The bot ``name`` behind the fallback chain ``name`` → ``medium`` → ``random``; thinking ``nice`` lower."""
     from . import make_bot
 
     chain = [make_bot(name)]
     if name not in ("medium", "random"):
         chain.append(make_bot("medium"))
-    return SafeBot(chain)
+    return SafeBot(chain, nice=nice)

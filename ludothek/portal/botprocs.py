@@ -1,8 +1,8 @@
 """Bot worker processes: ``ludothek bots`` itself, and how ``ludothek serve`` starts and stops them.
 
 `run_bot_process` is the body of ``ludothek bots``: a `ludothek.workers.bots.BotWorker`
-in the foreground, at a lower CPU priority, publishing its moves the way a
-server does (Redis when configured).
+in the foreground, its bots thinking at a lower CPU priority, publishing its moves
+the way a server does (Redis when configured).
 
 `BotProcesses` is what ``serve`` (and so ``make run``) uses: it starts
 ``settings.bot_workers`` such processes next to the server, once, in the
@@ -28,7 +28,7 @@ from .settings import Settings
 
 log = logging.getLogger("ludothek.bots")
 
-#: The CPU priority bot workers run at (added to the server's): thinking yields to serving.
+#: How much lower the bots think than the server runs (``nice``): thinking yields the CPU to serving.
 DEFAULT_NICE = 10
 #: Seconds a stopping worker gets to finish or give back its turn before it is killed.
 STOP_GRACE = 15.0
@@ -70,16 +70,14 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
     if parent is not None and os.getppid() != parent:
         return 0  # the server that started us is already gone (it stopped while we were starting)
     configure_logging()
-    if nice:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
     settings = Settings.from_env(db_url)
     if redis_url:
         settings.redis_url = redis_url
     if delay is not None:
         settings.bot_delay = delay
     engine = make_engine(settings.db_url)
-    migrate(engine)
+    if parent is None:
+        migrate(engine)  # alone; under `serve`, the server migrated before starting us
     store = Store(engine)
     hub: RedisHub | None = None
     if settings.redis_url:
@@ -88,7 +86,9 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
         hub = RedisHub(settings.redis_url, deployment=secret)
         store.listeners.append(hub.publish)
         store.listeners.append(turn_listener(store, hub))
-    worker = BotWorker(store, delay=settings.bot_delay, interval=interval)
+    # The bots think `nice` lower (in their own threads); this thread claims and stores at the
+    # server's priority, so it never sits on a database lock while starved of CPU.
+    worker = BotWorker(store, delay=settings.bot_delay, interval=interval, nice=nice)
     store.listeners.append(worker.on_event)
     signal.signal(signal.SIGTERM, _interrupt)
     if parent is not None:

@@ -158,11 +158,12 @@ class BotTurnStore(PlayStore):
                 .values(bot_lease_until=None, bot_claimed_by=None, bot_claim_seq=None)
             )
 
-    def play_bot_turn(self, turn: BotTurn) -> bool:
+    def play_bot_turn(self, turn: BotTurn, nice: int = 0) -> bool:
         """Think about the claimed turn and store the move; ``False`` if the game had moved on meanwhile.
 
         The bot thinks on a copy, outside the game's lock, behind the fallback chain
-        (a bot that fails or overruns 5× its budget gives way to `medium`, then `random`).
+        (a bot that fails or overruns 5× its budget gives way to `medium`, then `random`);
+        the thinking threads run ``nice`` lower than the caller, which stores the move at its own priority.
         """
         with self.state(turn.game_id) as (info, tracked):
             if (tracked is None or info.status != "running" or info.seq != turn.seq
@@ -171,7 +172,7 @@ class BotTurnStore(PlayStore):
             seat = info.to_move
             bot_name = next(s for s in info.seats if s.seat == seat).bot or "random"
             state: State = tracked.state.clone()
-        action = safe_bot(bot_name).choose(state, CHANCE_RNG)
+        action = safe_bot(bot_name, nice=nice).choose(state, CHANCE_RNG)
         try:
             self.submit(turn.game_id, seat, action, turn.seq)
         except StaleMove:

@@ -44,7 +44,9 @@ def worker_name() -> str:
 class BotWorker:
     """Claims and plays pending bot turns until stopped.
 
-    ``delay``: the pause a person needs to follow a bot (seconds after the seat
+    ``nice``: the bots think in threads that much lower in CPU priority (Linux), while the
+    worker's own thread claims and stores at normal priority: a starved thinker then never
+    holds a database lock (SQLite's one writer) that a server waits for.  ``delay``: the pause a person needs to follow a bot (seconds after the seat
     started waiting).  ``interval``: the longest it sleeps before looking at the
     database again when nothing is due (new turns from other processes).
     """
@@ -52,8 +54,10 @@ class BotWorker:
     name = "bots"
 
     def __init__(self, store: Store, delay: float = 0.4, interval: float = 0.25,
-                 owner: str | None = None, clock: Callable[[], datetime] = utcnow) -> None:
+                 owner: str | None = None, clock: Callable[[], datetime] = utcnow, nice: int = 0) -> None:
         self.store = store
+        #: How much lower the bots think than this worker claims and stores (``ludothek bots``: 10).
+        self.nice = nice
         self.delay = delay
         self.interval = interval
         self.owner = owner or worker_name()
@@ -72,7 +76,7 @@ class BotWorker:
             return 0
         self._current = turn
         try:
-            if self.store.play_bot_turn(turn):
+            if self.store.play_bot_turn(turn, nice=self.nice):
                 self.played += 1
         except Exception:
             # The claim stays until its lease runs out, then any worker tries again.

@@ -428,3 +428,31 @@ def test_a_bot_workers_move_reaches_the_live_socket_without_redis(tmp_path: Path
     finally:
         bots.send_signal(signal.SIGTERM)
         bots.wait(timeout=30)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="threads have priorities of their own on Linux only")
+def test_bots_think_at_a_lower_priority_than_the_worker_stores() -> None:
+    """The thinking thread is ``nice`` lower; the thread that claims and stores keeps its priority."""
+    from ludothek.bots.fallback import SafeBot
+
+    seen: list[int] = []
+
+    class Watcher:
+        name = "watcher"
+        budget = 1.0
+
+        def choose(self, state: State, rng: random.Random) -> str:
+            seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            return state.legal_actions()[0]
+
+    from ludothek import engine as eng
+
+    state = eng.load("machikoro").new_state(2, {})
+    while state.current_player() < 0:
+        from ludothek.engine import sample_chance
+
+        state.apply_action(sample_chance(state, random.Random(1)))
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    SafeBot([Watcher()], nice=5).choose(state, random.Random(1))
+    assert seen == [min(19, mine + 5)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
