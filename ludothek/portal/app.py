@@ -44,7 +44,7 @@ from .limits import (
     SocketCounter,
     raise_open_file_limit,
 )
-from .live import Hub, RedisHub
+from .live import Hub, RedisHub, turn_listener
 from .observe import AccessLog, Metrics, configure_logging, parse_networks, prepare_multiprocess_dir
 from .offload import Offload
 from .sessions import SessionCodec
@@ -95,7 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         enabled=settings.rate_limits, namespace=namespace)
     portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
-    store.listeners.append(notify.turn_listener(store, hub))
+    store.listeners.append(turn_listener(store, hub))
     portal.offload = Offload.for_database(engine.dialect.name, settings.db_threads)
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)

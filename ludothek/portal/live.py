@@ -24,9 +24,10 @@ import json
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
-from ludothek.storage import GameEvent
+from ludothek.storage import GameEvent, Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -220,3 +221,27 @@ class RedisHub(Hub):
             await self._sub.aclose()
         with contextlib.suppress(Exception):
             self._pub.close()
+
+
+def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:
+    """Store listener: when a game becomes a person's turn, tell that person's open tabs (their own channel).
+
+    Lives here, beside the hubs, so a bot worker can use it without importing the web application.
+    """
+
+    def on_event(event: GameEvent) -> None:
+        if event.status != "running" or event.to_move < 0 or event.bot_to_move:
+            return
+        info = store._info_cache.get(event.game_id)
+        if info is None:
+            try:
+                info = store.game(event.game_id)
+            except StoreError:
+                return
+        if event.to_move >= len(info.seats):
+            return
+        seat = info.seats[event.to_move]
+        if seat.kind == "player" and seat.user_id is not None:
+            hub.publish_user(seat.user_id, {"type": "turn", "game": event.game_id, "seq": event.seq})
+
+    return on_event

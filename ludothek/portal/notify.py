@@ -10,7 +10,6 @@ and changes nothing.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Request, WebSocket
@@ -18,7 +17,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from ludothek.storage import GameEvent, Store, StoreError, UserInfo
+from ludothek.storage import Store, StoreError, UserInfo
 from ludothek.storage.notify_prefs import LinkRefused
 from ludothek.workers.mail_links import MailLinks
 
@@ -26,7 +25,6 @@ from .api import User
 from .context import current_user, lang_of, log_out, portal_of, session_of
 from .gameview import game_summary
 from .i18n import t
-from .live import Hub
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 from .sockets import admit, relay, release
 
@@ -58,25 +56,6 @@ def waiting_count(request: Request, user: UserInfo | None) -> int:
     return int(cached)
 
 
-def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:
-    """Store listener: when a game becomes a person's turn, tell that person's open tabs."""
-
-    def on_event(event: GameEvent) -> None:
-        if event.status != "running" or event.to_move < 0 or event.bot_to_move:
-            return
-        info = store._info_cache.get(event.game_id)
-        if info is None:
-            try:
-                info = store.game(event.game_id)
-            except StoreError:
-                return
-        if event.to_move >= len(info.seats):
-            return
-        seat = info.seats[event.to_move]
-        if seat.kind == "player" and seat.user_id is not None:
-            hub.publish_user(seat.user_id, {"type": "turn", "game": event.game_id, "seq": event.seq})
-
-    return on_event
 
 
 # ----------------------------------------------------------------------------- account page forms

@@ -103,8 +103,8 @@ def test_two_workers_play_bots_only_games_to_the_end_without_a_lost_turn(any_db:
     for w in workers:
         original = w.store.play_bot_turn
 
-        def play(turn: Any, original: Any = original) -> bool:
-            stored = bool(original(turn))
+        def play(turn: Any, nice: int = 0, original: Any = original) -> bool:
+            stored = bool(original(turn, nice=nice))
             if not stored:
                 stale.append(turn.game_id)
             return stored
