@@ -456,3 +456,25 @@ def test_bots_think_at_a_lower_priority_than_the_worker_stores() -> None:
     SafeBot([Watcher()], nice=5).choose(state, random.Random(1))
     assert seen == [min(19, mine + 5)]
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+
+
+def test_the_bot_queue_gauge_counts_the_turns_the_workers_would_claim(tmp_path: Path) -> None:
+    """``ludothek_bot_queue`` counts pending bot turns by the workers' own definition: a claimed one leaves it."""
+    from ludothek.portal.observe import scrape_lines
+
+    app = create_app(make_settings(f"sqlite:///{tmp_path / 'gauge.sqlite3'}", bots_in_process=False))
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        store: Store = app.state.portal.store
+
+        def gauge() -> float:
+            body = client.get("/metrics").content
+            return next(v for name, _, v in scrape_lines(body) if name == "ludothek_bot_queue")
+
+        assert gauge() == 0
+        games = bot_games(store, 3)
+        assert gauge() == 3 == store.count_pending_bot_turns()
+        turn = store.claim_bot_turn("elsewhere", datetime.now(UTC))
+        assert turn is not None and gauge() == 2
+        store.play_bot_turn(turn)
+        assert gauge() == 2 + int(store.game(turn.game_id).is_bot_seat(store.game(turn.game_id).to_move))
+        assert set(games) >= {turn.game_id}
