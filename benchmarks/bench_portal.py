@@ -82,7 +82,7 @@ class Server:
     """
 
     def __init__(self, db_url: str, redis_url: str | None = None, workers: int = 1,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, start_timeout: float = 60.0) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -94,7 +94,7 @@ class Server:
         )
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.base}/readyz", timeout=1).status_code == 200 and len(self.pids()) == workers:
