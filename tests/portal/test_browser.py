@@ -171,10 +171,15 @@ def test_new_game_form_follows_the_player_count(browser: Any, server: str) -> No
     page.select_option("select[name=players]", "2")
     assert not page.is_visible(row(3))  # hidden and disabled: not submitted
     shot(page, "new-game-form-2-players")
+    assert not page.is_visible(f"{row(1)} select[name=seat1_bot]")  # the strength only for a bot
     page.select_option("select[name=seat1]", "bot")
+    assert page.is_visible(f"{row(1)} select[name=seat1_bot]")
+    assert page.input_value("select[name=seat1_bot]") == "medium"
+    page.select_option("select[name=seat1_bot]", "hard")
     page.click("#create")
     page.wait_for_selector("#game[data-status=running]")
     assert page.locator("ol.players .player").count() == 2
+    assert "(hard)" in page.inner_text("ol.players")  # "Bot 2 (hard)"
 
 
 def test_a_click_during_a_live_refresh_is_not_lost(browser: Any, server: str) -> None:
