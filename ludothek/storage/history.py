@@ -169,7 +169,7 @@ def replay_seats(info: GameInfo, user_id: int | None) -> list[int | None]:
 
     Everybody's once the game is over; while it runs, the viewer's own seat and the spectator's.
     """
-    if info.status == "finished":
+    if info.over:  # finished or abandoned
         return [*range(info.num_players), None]
     mine = info.seat_of(user_id)
     return [mine, None] if mine is not None else [None]
@@ -224,7 +224,7 @@ class HistoryStore(PlayStore):
 
     def replay_book(self, info: GameInfo) -> ReplayBook:
         """The book of a stored game, brought up to ``info.seq``."""
-        if info.status not in ("running", "finished"):
+        if info.status != "running" and not info.over:
             raise Conflict("the game has not started yet", code_key="not_started")
         key = ("game", info.id)
         book = self._cached_book(key)
@@ -264,7 +264,7 @@ class HistoryStore(PlayStore):
         step = book.length if step is None else step
         if isinstance(step, bool) or not 0 <= step <= book.length:
             raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)
-        viewer: int | str | None = "all" if info.status == "finished" else seat
+        viewer: int | str | None = "all" if info.over else seat
         return info, ReplayStep(step, book.length, seat, book.state_at(step), book.log(step, viewer, lang),
                                 self.replay_extras(info, step, seat, user_id))
 

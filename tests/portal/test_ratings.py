@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
-from sqlalchemy import select
+from sqlalchemy import delete, select, update
 
 from ludothek import engine as eng
 from ludothek.cli import main as cli_main
 from ludothek.storage import Store, make_engine, migrate
-from ludothek.storage.models import Rating, RatingChange, SeatRow
+from ludothek.storage.models import PlayerStats, Rating, RatingChange, SeatRow
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from tests.portal.conftest import FAST_HASHER
 from tests.portal.toyrank import GAME as RANKGAME
@@ -174,3 +174,46 @@ def test_leaderboard_needs_five_games_and_sorts_by_conservative_rating(tmp_path:
     before = ratings_table(store), changes_table(store)
     assert cli_main(["ratings", "--recompute", "--db", url]) == 0
     assert (ratings_table(store), changes_table(store)) == before
+
+
+def stats_table(store: Store) -> dict[tuple[int, str], tuple[int, int]]:
+    with store.engine.begin() as conn:
+        rows = conn.execute(select(PlayerStats.user_id, PlayerStats.game, PlayerStats.played, PlayerStats.won)).all()
+    return {(r.user_id, r.game): (r.played, r.won) for r in rows}
+
+
+def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) -> None:
+    """Profiles read ``player_stats`` and ``seats.ended_at``: kept by every end, equal to a recount."""
+    store = new_store(any_db)
+    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
+    play(store, users, {"anna": 5, "bruno": 3})
+    play(store, users, {"anna": 2, "bruno": 2, "carla": 1})  # a tie for first: both won
+    play(store, users, {"carla": 7}, bots=1)  # one person and a bot: counted, not rated
+    play(store, users, {"bruno": 9, "carla": 1}, resign=("bruno",))  # the leaver is placed last
+    abandoned = store.create_game(users["anna"], "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+    store.join(abandoned, users["bruno"])
+    store.vote_abandon(abandoned, users["anna"])
+    store.vote_abandon(abandoned, users["bruno"])
+    a, b, c = (users[n].id for n in ("anna", "bruno", "carla"))
+    expected = {(a, "toyrank"): (2, 2), (b, "toyrank"): (3, 1), (c, "toyrank"): (3, 2)}
+    assert stats_table(store) == expected
+    profile = store.profile("Bruno")
+    assert [(s.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
+    # The abandoned game is over: the first of bruno's last games, and no count, place or rating.
+    last = store.finished_games_of(b, 10)
+    assert [g.id for g in last][0] == abandoned and last[0].status == "abandoned"
+    assert len(last) == 4 and all(g.status in ("finished", "abandoned") for g in last)
+    assert [g.id for g in store.finished_games_of(c, 1)] == [4]
+    with store.engine.begin() as conn:
+        ended = dict(conn.execute(select(SeatRow.game_id, SeatRow.ended_at)).all())
+    assert None not in ended.values()
+    # Recomputing gives the same counts, and repairs them when they were lost.
+    assert store.recompute_ratings()[0] == 3
+    assert stats_table(store) == expected
+    with store.engine.begin() as conn:
+        conn.execute(delete(PlayerStats))
+        conn.execute(update(SeatRow).values(ended_at=None))
+    assert store.finished_games_of(b, 10) == []
+    store.recompute_ratings()
+    assert stats_table(store) == expected
+    assert [g.id for g in store.finished_games_of(b, 10)] == [g.id for g in last]
