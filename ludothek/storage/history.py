@@ -293,9 +293,9 @@ class HistoryStore(PlayStore):
         try:
             parsed = json.loads(record) if isinstance(record, (str, bytes)) else record
         except ValueError as exc:
-            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record", reason=str(exc)) from None
+            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record_json", reason=str(exc)) from None
         if not isinstance(parsed, dict):
-            raise BadRecord("a record must be a JSON object", code_key="bad_record", reason="not an object")
+            raise BadRecord("a record must be a JSON object", code_key="bad_record_shape", reason="not an object")
         actions = parsed.get("actions")
         if isinstance(actions, list) and len(actions) > IMPORT_MAX_ACTIONS:
             raise BadRecord(f"the record has more than {IMPORT_MAX_ACTIONS} actions", code_key="bad_record",
@@ -308,7 +308,11 @@ class HistoryStore(PlayStore):
                 eng.replay(parsed)  # the engine's own verdict first: its message names the first bad action
                 book = ReplayBook(parsed, imported_names(parsed))
             except eng.ReplayError as exc:
-                raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record", reason=str(exc)) from None
+                if exc.index is None:  # the record itself is malformed (no such game, bad players, ...)
+                    raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record",
+                                    reason=str(exc)) from None
+                raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record_action", reason=str(exc),
+                                n=exc.index + 1, action=str(exc.action)[:80]) from None
             except (TypeError, KeyError, AttributeError) as exc:
                 raise BadRecord(f"the record is malformed: {exc!r}", code_key="bad_record", reason=repr(exc)) from None
             self._keep_book(key, book)

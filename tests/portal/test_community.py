@@ -232,3 +232,30 @@ def test_an_abandoned_game_is_over_for_replays_records_and_profiles(client: Test
         assert f'data-game="{gid}"' in profile and f'href="/games/{gid}/replay"' in profile
         assert client.get(f"/api/users/{name}").json()["finished"][0]["id"] == gid
     assert client.get("/api/users/alice").json()["games"] == []
+
+
+def test_profile_leaderboard_and_import_read_well_in_german_and_english(client: TestClient) -> None:
+    """Dates, ratings and column heads as people of each language write them; import errors in German too."""
+    gid, _ = finished_game(client)
+    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    since = store.profile("alice").member_since
+    de = client.get("/users/alice?lang=de", headers={"Accept-Language": "de"}).text
+    en = client.get("/users/alice?lang=en").text
+    assert since.strftime("%d.%m.%Y") in de and since.strftime("%Y-%m-%d") not in de
+    assert since.strftime("%b %-d, %Y") in en
+    assert "<th>Gespielt</th><th>Gewonnen</th>" in de and "<th>Played</th><th>Won</th>" in en
+    rating = store.ratings_of(store.profile("alice").user_id)["toypig"].conservative
+    assert f"<strong>{rating:.1f}</strong>".replace(".", ",") in de and f"<strong>{rating:.1f}</strong>" in en
+    # A record that does not replay: the first bad action named in the reader's language.
+    record = store.record(gid)
+    record["actions"][3]["action"] = "fly"
+    token = page_login(client, "dora")
+    r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(record)})
+    assert r.status_code == 400 and "action 4 (&#39;fly&#39;)" in r.text  # English: the engine's own words
+    client.post("/lang", data={"csrf": token, "lang": "de"})
+    r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(record)})
+    text = re.sub(r"\s+", " ", r.text)
+    assert r.status_code == 400 and "Aktion 4 („fly“) ist an dieser Stelle nicht möglich" in text
+    assert "is made by" not in text
+    r = client.post("/replays/import", data={"csrf": token, "record": "[1, 2]"})
+    assert r.status_code == 400 and "JSON-Objekt" in r.text

@@ -201,7 +201,7 @@ def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) 
     assert [(s.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
     # The abandoned game is over: the first of bruno's last games, and no count, place or rating.
     last = store.finished_games_of(b, 10)
-    assert [g.id for g in last][0] == abandoned and last[0].status == "abandoned"
+    assert last[0].id == abandoned and last[0].status == "abandoned"
     assert len(last) == 4 and all(g.status in ("finished", "abandoned") for g in last)
     assert [g.id for g in store.finished_games_of(c, 1)] == [4]
     with store.engine.begin() as conn:
