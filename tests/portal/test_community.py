@@ -246,6 +246,9 @@ def test_profile_leaderboard_and_import_read_well_in_german_and_english(client: 
     assert "<th>Gespielt</th><th>Gewonnen</th>" in de and "<th>Played</th><th>Won</th>" in en
     rating = store.ratings_of(store.profile("alice").user_id)["toypig"].conservative
     assert f"<strong>{rating:.1f}</strong>".replace(".", ",") in de and f"<strong>{rating:.1f}</strong>" in en
+    # One rated game: the chart is a line from the starting rating 0, labelled in the reader's notation.
+    assert f"Wertung nach 1 Partie: {rating:.1f}".replace(".", ",") in de
+    assert re.search(r'<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"', de)
     # A record that does not replay: the first bad action named in the reader's language.
     record = store.record(gid)
     record["actions"][3]["action"] = "fly"
