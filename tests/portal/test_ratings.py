@@ -217,3 +217,36 @@ def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) 
     store.recompute_ratings()
     assert stats_table(store) == expected
     assert [g.id for g in store.finished_games_of(b, 10)] == [g.id for g in last]
+
+
+def test_migration_0010_fills_counts_and_ends_of_older_games(tmp_path: Any) -> None:
+    """Games that ended before ``0010_profile_stats``: their counts and ends are filled in by the migration."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from ludothek.storage.db import _alembic_config
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    cfg = _alembic_config(engine)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0009_operations")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO users (id, name, name_key, is_guest, lang, created_at) VALUES "
+                          "(1, 'ann', 'ann', 0, 'en', '2026-01-01'), (2, 'ben', 'ben', 0, 'en', '2026-01-01')"))
+        for gid, status, finished in ((1, "finished", "2026-01-02 10:00:00.000000"),
+                                      (2, "finished", "2026-01-03 10:00:00.000000"),
+                                      (3, "abandoned", "2026-01-04 10:00:00.000000"), (4, "running", None)):
+            conn.execute(text("INSERT INTO games (id, game, rules_version, num_players, options_json, status, "
+                              "creator_id, created_at, seq, to_move, finished_at) VALUES "
+                              f"({gid}, 'toyrank', '1', 2, '{{}}', '{status}', 1, '2026-01-01', 0, 0, :f)"), {"f": finished})
+        conn.execute(text("INSERT INTO seats (game_id, seat, kind, user_id, place) VALUES "
+                          "(1, 0, 'player', 1, 1), (1, 1, 'player', 2, 2), (2, 0, 'player', 1, 2), (2, 1, 'player', 2, 1),"
+                          "(3, 0, 'player', 1, NULL), (3, 1, 'player', 2, NULL), (4, 0, 'player', 1, NULL),"
+                          "(4, 1, 'bot', NULL, NULL)"))
+    migrate(engine)
+    store = Store(engine, hasher=FAST_HASHER)
+    assert stats_table(store) == {(1, "toyrank"): (2, 1), (2, "toyrank"): (2, 1)}
+    assert [g.id for g in store.finished_games_of(1, 10)] == [3, 2, 1]  # running game 4 is not over
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT count(*) FROM seats WHERE ended_at IS NULL")).scalar() == 2
