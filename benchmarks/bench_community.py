@@ -8,6 +8,8 @@
 - A 1,000-entry game (Carpe Diem, four players, random play with undos until the history holds
   1,000 entries) is stored, and GET ``/games/<id>/replay?step=S&seat=V`` for random steps and views:
   p50/p95, and the first (cold) request alone, which replays the game once into its book.
+- Each request also with the server's own CPU time (all its threads, from ``/proc``): on a shared
+  machine the wall times grow with everyone else's load, the CPU a request costs does not.
 
 Run alone: ``python -m benchmarks community``.  ``BENCH_COMMUNITY_GAMES`` / ``_USERS`` shrink the data.
 """
@@ -39,6 +41,8 @@ USERS = int(os.environ.get("BENCH_COMMUNITY_USERS", "10000"))
 GAMES = int(os.environ.get("BENCH_COMMUNITY_GAMES", "100000"))
 REQUESTS = 200
 REPLAY_LENGTH = 1000
+#: Games waiting for players in the lobby's list (its page lists at most 200).
+LOBBY_GAMES = 200
 KINDS = ("machikoro", "rolltheages", "snowdonia", "carpediem")
 
 
@@ -82,6 +86,21 @@ def _fill(url: str, rng: random.Random) -> list[str]:
     return names
 
 
+def _open_games(url: str, count: int = LOBBY_GAMES) -> None:
+    """``count`` games waiting for players, each by another creator (the lobby lists three per creator)."""
+    engine = make_engine(url)
+    now = datetime(2026, 7, 1, tzinfo=UTC)
+    with engine.begin() as conn:
+        conn.execute(insert(GameRow), [
+            {"id": GAMES + 10 + i, "game": KINDS[i % len(KINDS)], "rules_version": eng.load(KINDS[i % len(KINDS)]).rules_version,
+             "num_players": 2, "options_json": "{}", "status": "open", "creator_id": i + 1,
+             "created_at": now + timedelta(seconds=i), "seq": 0, "to_move": -2} for i in range(count)])
+        conn.execute(insert(SeatRow), [
+            {"game_id": GAMES + 10 + i, "seat": s, "kind": "player" if s == 0 else "open",
+             "user_id": i + 1 if s == 0 else None} for i in range(count) for s in (0, 1)])
+    engine.dispose()
+
+
 def _long_game(rng: random.Random) -> eng.State:
     """Carpe Diem for four, random play with undos (as people take moves back) until 1,000 entries."""
     while True:
@@ -113,12 +132,33 @@ def _store_long_game(url: str, state: eng.State) -> int:
     return gid
 
 
-def _timed_gets(client: httpx.Client, paths: list[str]) -> list[float]:
+def _server_cpu_ns(pid: int) -> int:
+    """CPU time (ns) of every thread of the server process so far (``schedstat``: ns, not clock ticks).
+
+    The server answers one request at a time here, so the difference around a request is what that
+    request cost, whatever else the (shared) machine runs meanwhile; wall times are not.
+    """
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that just ended
+    return total
+
+
+def _timed_gets(client: httpx.Client, paths: list[str], pid: int | None = None,
+                cpu: list[float] | None = None) -> list[float]:
+    """Wall ms per GET; with ``pid``, the server's CPU ms per GET appended to ``cpu``."""
     times = []
     for path in paths:
+        before = _server_cpu_ns(pid) if pid is not None else 0
         start = time.perf_counter()
         r = client.get(path)
         times.append((time.perf_counter() - start) * 1000)
+        if pid is not None and cpu is not None:
+            cpu.append((_server_cpu_ns(pid) - before) / 1e6)
         if r.status_code != 200:
             raise RuntimeError(f"GET {path}: {r.status_code} {r.text[:200]}")
     return times
@@ -143,6 +183,7 @@ def run() -> list[Row]:
         rows.append(("community: ratings --recompute", recompute_s, "s", f"{rated:,} games, {players:,} players"))
         state = _long_game(rng)
         gid = _store_long_game(url, state)
+        _open_games(url)
         server = Server(url)
         try:
             with httpx.Client(base_url=server.base, timeout=30) as client:
@@ -156,22 +197,31 @@ def run() -> list[Row]:
                     ("profile page (random users)", [f"/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
                     ("profile page (most active users)", [f"/users/{rng.choice(active)}" for _ in range(REQUESTS)]),
                     ("profile API (random users)", [f"/api/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
+                    (f"lobby page ({LOBBY_GAMES} open games)", ["/"] * (REQUESTS // 4)),
                 ]:
-                    times = _timed_gets(client, paths)
+                    cpu: list[float] = []
+                    times = _timed_gets(client, paths, server.proc.pid, cpu)
                     rows.append((f"community: {label} p50", _pct(times, 50), "ms", note))
                     rows.append((f"community: {label} p95", _pct(times, 95), "ms", note))
+                    rows.append((f"community: {label} server CPU p95", _pct(cpu, 95), "ms", note))
                 length = state.move_number()
-                cold = _timed_gets(client, [f"/games/{gid}/replay?step={length // 2}&seat=-"])[0]
+                cold_cpu: list[float] = []
+                cold = _timed_gets(client, [f"/games/{gid}/replay?step={length // 2}&seat=-"], server.proc.pid, cold_cpu)[0]
                 paths = [f"/games/{gid}/replay?step={rng.randint(0, length)}&seat={rng.choice(['-', '0', '1', '2', '3'])}"
                          for _ in range(REQUESTS)]
-                times = _timed_gets(client, paths)
+                cpu = []
+                times = _timed_gets(client, paths, server.proc.pid, cpu)
+                api_cpu: list[float] = []
                 api = _timed_gets(client, [f"/api/games/{gid}/replay/{rng.randint(0, length)}"
-                                           for _ in range(REQUESTS)])
+                                           for _ in range(REQUESTS)], server.proc.pid, api_cpu)
                 note2 = f"Carpe Diem 4p, {length} entries ({sum(e.action == 'undo' for e in state.history())} undos)"
                 rows.append(("community: replay page, first request (builds the book)", cold, "ms", note2))
+                rows.append(("community: replay page, first request, server CPU", cold_cpu[0], "ms", note2))
                 rows.append(("community: replay page, any step p50", _pct(times, 50), "ms", note2))
                 rows.append(("community: replay page, any step p95", _pct(times, 95), "ms", note2))
+                rows.append(("community: replay page, any step server CPU p95", _pct(cpu, 95), "ms", note2))
                 rows.append(("community: replay API, any step p95", _pct(api, 95), "ms", note2))
+                rows.append(("community: replay API, any step server CPU p95", _pct(api_cpu, 95), "ms", note2))
         finally:
             server.stop()
     return rows

@@ -342,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_res.add_argument("--db", default=None, help=db_help)
     p_rat = sub.add_parser("ratings", help="ratings: recompute every rating from the stored results")
     p_rat.add_argument("--recompute", action="store_true",
-                       help="replay every finished game's result, in the order they were rated, into fresh ratings")
+                       help="replay every finished game's result, in the order they were rated, into fresh ratings "
+                            "(and rebuild the profiles' games played and won)")
     p_rat.add_argument("--db", default=None,
                        help="database URL (default: $LUDOTHEK_DB, else sqlite:///var/ludothek.sqlite3)")
 
@@ -501,7 +502,8 @@ def ratings(db: str | None, recompute: bool, out: TextIO | None = None) -> int:
         games, players = Store(engine).recompute_ratings()
     finally:
         engine.dispose()
-    print(f"recomputed the ratings of {players} players from {games} rated games", file=out)
+    print(f"recomputed the ratings of {players} players from {games} rated games, and every profile's games played "
+          "and won", file=out)
     return 0
 
 

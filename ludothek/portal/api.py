@@ -357,7 +357,7 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> dict[str, Any]:
     store = portal_of(request).store
     info = store.game(game_id)
-    viewer: int | str | None = "all" if info.status == "finished" else info.seat_of(user.id if user else None)
+    viewer: int | str | None = "all" if info.over else info.seat_of(user.id if user else None)
     return store.record(game_id, viewer)
 
 

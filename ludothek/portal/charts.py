@@ -10,9 +10,11 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
+from ludothek.storage.rating_update import conservative, initial
 from ludothek.storage.ratings import RatingPoint
 
 from .i18n import tn
+from .pages import format_decimal_1
 
 WIDTH, HEIGHT, PAD = 320, 90, 6
 
@@ -22,6 +24,10 @@ def rating_chart(points: Sequence[RatingPoint], lang: str) -> Markup | None:
     if not points:
         return None
     values = [p.conservative for p in points]
+    count = len(values)
+    if count == 1:  # the first rated game: draw it from the rating everyone starts with (mu - 3 sigma = 0)
+        mu, sigma = initial()
+        values = [conservative(mu, sigma), values[0]]
     low, high = min(values), max(values)
     span = (high - low) or 1.0
     step = (WIDTH - 2 * PAD) / max(1, len(values) - 1)
@@ -31,8 +37,11 @@ def rating_chart(points: Sequence[RatingPoint], lang: str) -> Markup | None:
 
     coords = [xy(i, v) for i, v in enumerate(values)]
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-    label = tn("rating_chart_label", len(values), lang, first=f"{values[0]:.1f}", last=f"{values[-1]:.1f}",
-              low=f"{low:.1f}", high=f"{high:.1f}")
+    def num(v: float) -> str:
+        return format_decimal_1(v, lang)
+
+    label = tn("rating_chart_label", count, lang, first=num(values[0]), last=num(values[-1]), low=num(low),
+               high=num(high))
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2"/>' for x, y in coords) if len(coords) <= 40 else ""
     zero = ""
     if low < 0 < high:

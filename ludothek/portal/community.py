@@ -126,7 +126,7 @@ def record_download(request: Request, game_id: int, user: UserInfo | None) -> Re
     """A finished game's record as a file; a running game's only as its player may see it."""
     store = portal_of(request).store
     info = store.game(game_id)
-    if info.status != "finished":
+    if not info.over:
         raise Forbidden("the record can be downloaded once the game is over", code_key="not_finished")
     record = store.record(game_id)
     body = json.dumps(record, ensure_ascii=False, indent=1)

@@ -54,7 +54,8 @@ def seat_context(
     state = tracked.state
     view = state.view(seat)
     to_move = state.current_player()
-    legal = state.legal_actions() if seat is not None and to_move == seat else []
+    # Nothing can be played in a game that has ended (an abandoned game stops at a seat's turn).
+    legal = state.legal_actions() if seat is not None and to_move == seat and info.status == "running" else []
     names = seat_names(info)
     return {
         "seat": seat,

@@ -79,6 +79,20 @@ def bot_level(seat: Any, lang: str) -> str:
     return f" ({t('bot_level_' + bot, lang)})"
 
 
+def format_day(when: Any, lang: str) -> str:
+    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"."""
+    from babel.dates import format_date
+
+    return str(format_date(when, format="medium", locale=lang))
+
+
+def format_decimal_1(value: float, lang: str) -> str:
+    """A rating with one decimal in the reader's notation (Babel): "3,4" in German, "3.4" in English."""
+    from babel.numbers import format_decimal
+
+    return str(format_decimal(value, format="0.0", locale=lang))
+
+
 def format_number(value: Any) -> str:
     """Scores as people write them: ``4`` rather than ``4.0``, one decimal otherwise."""
     if isinstance(value, float):
@@ -120,6 +134,8 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "path": request.url.path,
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
+        "fmt_date": lambda when: format_day(when, lang),
+        "fmt_decimal": lambda value: format_decimal_1(value, lang),
         "pick": lambda texts: pick_text(texts, lang),
         "waiting": _waiting(request, user),
     }

@@ -99,14 +99,16 @@ class AdminStore(SessionStore):
             if row.status not in ("open", "running"):
                 raise Conflict(f"the game is already over ({row.status})", code_key="game_over")
             new = "cancelled" if row.status == "open" else "abandoned"
+            ended = utcnow() if new == "abandoned" else None
             # seats_rev + 1: a move another process is storing right now finds the game changed and is refused.
             done = conn.execute(
                 update(GameRow).where(GameRow.id == game_id, GameRow.status == row.status)
-                .values(status=new, deadline=None, finished_at=utcnow() if new == "abandoned" else None,
-                        seats_rev=GameRow.seats_rev + 1)
+                .values(status=new, deadline=None, finished_at=ended, seats_rev=GameRow.seats_rev + 1)
             ).rowcount
             if done != 1:
                 raise Conflict("the game changed meanwhile; look again", code_key="stale_admin")
+            if ended is not None:  # over for profiles and replays too; no places, no ratings, no counts
+                conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(ended_at=ended))
         self._cache_drop(game_id)
         self._info_cache.pop(game_id, None)
         info = self.game(game_id)

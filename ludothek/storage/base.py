@@ -238,7 +238,8 @@ class StoreBase:
     def _game_infos(self, ids: Sequence[int]) -> list[GameInfo]:
         """Several games at once (in the order of ``ids``), with two queries instead of two per game.
 
-        For lists of finished games (profiles, game pages), which the summary cache never holds.
+        For lists of games (the lobby, profiles, game pages, my games): the summaries of running
+        games are not put into the cache here; `game` reads them fresh when one is opened.
         """
         if not ids:
             return []
@@ -264,7 +265,7 @@ class StoreBase:
             query = query.order_by(*order)
         with self.engine.begin() as conn:
             ids = list(conn.execute(query).scalars())
-        return [self.game(gid) for gid in ids]
+        return self._game_infos(ids)
 
 
     # ------------------------------------------------------------------ states and records

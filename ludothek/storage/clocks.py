@@ -182,10 +182,13 @@ class ClockStore(UndoStore):
                 )
                 humans = [s for s in seats if s.kind == "player"]
                 if all(s.abandon_vote or s.seat == mine.seat for s in humans):
-                    conn.execute(
+                    now = utcnow()
+                    ended = conn.execute(
                         update(GameRow).where(GameRow.id == game_id, GameRow.status == "running")
-                        .values(status="abandoned", deadline=None, finished_at=utcnow())
-                    )
+                        .values(status="abandoned", deadline=None, finished_at=now)
+                    ).rowcount
+                    if ended:  # over for profiles and replays too; no places, no ratings, no counts
+                        conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(ended_at=now))
             conn.execute(update(GameRow).where(GameRow.id == game_id).values(seats_rev=GameRow.seats_rev + 1))
         self._cache_drop(game_id)
         self._seats_changed(game_id)

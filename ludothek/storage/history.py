@@ -169,7 +169,7 @@ def replay_seats(info: GameInfo, user_id: int | None) -> list[int | None]:
 
     Everybody's once the game is over; while it runs, the viewer's own seat and the spectator's.
     """
-    if info.status == "finished":
+    if info.over:  # finished or abandoned
         return [*range(info.num_players), None]
     mine = info.seat_of(user_id)
     return [mine, None] if mine is not None else [None]
@@ -224,7 +224,7 @@ class HistoryStore(PlayStore):
 
     def replay_book(self, info: GameInfo) -> ReplayBook:
         """The book of a stored game, brought up to ``info.seq``."""
-        if info.status not in ("running", "finished"):
+        if info.status != "running" and not info.over:
             raise Conflict("the game has not started yet", code_key="not_started")
         key = ("game", info.id)
         book = self._cached_book(key)
@@ -264,7 +264,7 @@ class HistoryStore(PlayStore):
         step = book.length if step is None else step
         if isinstance(step, bool) or not 0 <= step <= book.length:
             raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)
-        viewer: int | str | None = "all" if info.status == "finished" else seat
+        viewer: int | str | None = "all" if info.over else seat
         return info, ReplayStep(step, book.length, seat, book.state_at(step), book.log(step, viewer, lang),
                                 self.replay_extras(info, step, seat, user_id))
 
@@ -293,9 +293,9 @@ class HistoryStore(PlayStore):
         try:
             parsed = json.loads(record) if isinstance(record, (str, bytes)) else record
         except ValueError as exc:
-            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record", reason=str(exc)) from None
+            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record_json", reason=str(exc)) from None
         if not isinstance(parsed, dict):
-            raise BadRecord("a record must be a JSON object", code_key="bad_record", reason="not an object")
+            raise BadRecord("a record must be a JSON object", code_key="bad_record_shape", reason="not an object")
         actions = parsed.get("actions")
         if isinstance(actions, list) and len(actions) > IMPORT_MAX_ACTIONS:
             raise BadRecord(f"the record has more than {IMPORT_MAX_ACTIONS} actions", code_key="bad_record",
@@ -308,7 +308,11 @@ class HistoryStore(PlayStore):
                 eng.replay(parsed)  # the engine's own verdict first: its message names the first bad action
                 book = ReplayBook(parsed, imported_names(parsed))
             except eng.ReplayError as exc:
-                raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record", reason=str(exc)) from None
+                if exc.index is None:  # the record itself is malformed (no such game, bad players, ...)
+                    raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record",
+                                    reason=str(exc)) from None
+                raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record_action", reason=str(exc),
+                                n=exc.index + 1, action=str(exc.action)[:80]) from None
             except (TypeError, KeyError, AttributeError) as exc:
                 raise BadRecord(f"the record is malformed: {exc!r}", code_key="bad_record", reason=repr(exc)) from None
             self._keep_book(key, book)

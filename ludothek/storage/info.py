@@ -71,6 +71,13 @@ class GameInfo:
     #: Changes whenever a seat of the running game changes hands.
     seats_rev: int = 0
 
+    @property
+    def over(self) -> bool:
+        """The game has ended, with a result (finished) or without (abandoned): its record is public now.
+
+        A cancelled game never started and has no record."""
+        return self.status in ("finished", "abandoned")
+
     def seat_names(self) -> list[str]:
         """Each seat's name, in seat order, as the games' texts should name it (``"?"`` while unknown)."""
         return [s.name or "?" for s in self.seats]

@@ -309,7 +309,7 @@ class LobbyStore(AccountStore):
             shown.append(gid)
             if len(shown) >= limit:
                 break
-        return [self.game(gid) for gid in shown]
+        return self._game_infos(shown)  # two queries for the whole list, not two per game
 
     def user_games(self, user_id: int, statuses: Sequence[str] = ("open", "running", "finished")) -> list[GameInfo]:
         mine = select(SeatRow.game_id).where(SeatRow.user_id == user_id)

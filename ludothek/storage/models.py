@@ -164,6 +164,9 @@ class SeatRow(Base):
     abandon_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
     #: The seat's final place once the game is finished (the stored result: leavers placed last).
     place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: When the game ended (finished or abandoned): a player's last games are read from the index
+    #: ``ix_seats_user_ended`` (user_id, ended_at, game_id), migration ``0011_profile_stats``.
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Vacation(Base):
@@ -349,6 +352,21 @@ class Rating(Base):
     games: Mapped[int] = mapped_column(Integer)
     wins: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PlayerStats(Base):
+    """A user's finished games of one kind: played, won (first place, ties included), the last one's end.
+
+    Kept by the transaction that stores a game's end (``rating_update.finish_game``) and rebuilt by
+    ``ludothek ratings --recompute``: a profile reads one row per game kind, however many games.
+    """
+
+    __tablename__ = "player_stats"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    last_finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class RatingChange(Base):

@@ -105,11 +105,12 @@ class PlayStore(LobbyStore):
     def state(self, game_id: int) -> Iterator[tuple[GameInfo, Tracked | None]]:
         """The game and its current state and log, held under the game's lock (read-only use!).
 
-        ``None`` for a game that has not started (or was cancelled).
+        ``None`` for a game that has not started (or was cancelled); an abandoned game has the
+        state it stopped at.
         """
         with self._lock(game_id):
             info = self.game(game_id)
-            if info.status not in ("running", "finished"):
+            if info.status != "running" and not info.over:
                 yield info, None
                 return
             yield info, self._load_state(info)

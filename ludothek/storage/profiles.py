@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import select, update
 
 from .base import StoreBase
 from .errors import BadRequest, NotFound
 from .info import GameInfo, aware
-from .models import GameRow, SeatRow, User
+from .models import GameRow, PlayerStats, SeatRow, User
 from .text import check_text
 
 ABOUT_MAX = 500
@@ -91,11 +91,10 @@ class ProfileStore(StoreBase):
             ).first()
             if user is None:
                 raise NotFound(f"there is no user called {name!r}", code_key="no_user")
+            # One row per game kind (kept when each game ends), however many games the player has.
             stats = conn.execute(
-                select(GameRow.game, func.count(), func.sum(case((SeatRow.place == 1, 1), else_=0)))
-                .select_from(SeatRow).join(GameRow, GameRow.id == SeatRow.game_id)
-                .where(SeatRow.user_id == user.id, GameRow.status == "finished")
-                .group_by(GameRow.game).order_by(GameRow.game)
+                select(PlayerStats.game, PlayerStats.played, PlayerStats.won)
+                .where(PlayerStats.user_id == user.id).order_by(PlayerStats.game)
             ).all()
         languages = tuple(c for c in (user.languages or user.lang or "").split(",") if c)
         return Profile(user.id, user.name, bool(user.is_guest), aware(user.created_at) or user.created_at,
@@ -127,16 +126,22 @@ class ProfileStore(StoreBase):
         return value
 
     def finished_games_of(self, user_id: int, limit: int = 10, kind: str | None = None) -> list[GameInfo]:
-        """The user's last finished games (newest first), of one kind if ``kind`` is given."""
+        """The user's last ended games (finished or abandoned), newest first; of one kind if ``kind`` is given.
+
+        Read from the index ``ix_seats_user_ended`` (user_id, ended_at, game_id): the first rows of
+        the user's range, whatever the number of their games.  Of one kind, the user's games are
+        walked newest first until enough are found.
+        """
+        limit = max(1, min(limit, 100))
         query = (
-            select(GameRow.id).join(SeatRow, SeatRow.game_id == GameRow.id)
-            .where(SeatRow.user_id == user_id, GameRow.status == "finished")
-            .order_by(GameRow.finished_at.desc(), GameRow.id.desc()).limit(max(1, min(limit, 100)))
+            select(SeatRow.game_id)
+            .where(SeatRow.user_id == user_id, SeatRow.ended_at.is_not(None))
+            .order_by(SeatRow.ended_at.desc(), SeatRow.game_id.desc()).limit(limit)
         )
         if kind is not None:
-            query = query.where(GameRow.game == kind)
+            query = query.join(GameRow, GameRow.id == SeatRow.game_id).where(GameRow.game == kind)
         with self.engine.begin() as conn:
-            ids = list(conn.execute(query).scalars())
+            ids = list(dict.fromkeys(conn.execute(query).scalars()))
         return self._game_infos(ids)
 
     def running_games_of(self, user_id: int, limit: int = 50) -> list[GameInfo]:
@@ -147,7 +152,7 @@ class ProfileStore(StoreBase):
                 .where(SeatRow.user_id == user_id, SeatRow.kind == "player", GameRow.status == "running")
                 .order_by(GameRow.id.desc()).limit(max(1, min(limit, 200)))
             ).scalars())
-        return [self.game(gid) for gid in ids]
+        return self._game_infos(ids)
 
     def finished_games_of_kind(self, kind: str, limit: int = 20) -> list[GameInfo]:
         """The newest finished games of ``kind`` (index ``ix_games_kind_finished``)."""

@@ -81,11 +81,32 @@ def finish_game(cur: Any, mark: str, postgres: bool, game_id: int, kind: str, re
     (``None`` for a bot), ``when`` the finishing time as the driver takes it.
     """
     places = places_of(result)
-    cur.executemany(f"UPDATE seats SET place = {mark} WHERE game_id = {mark} AND seat = {mark}",
-                    [(place, game_id, seat) for seat, place in sorted(places.items())])
+    cur.executemany(f"UPDATE seats SET place = {mark}, ended_at = {mark} WHERE game_id = {mark} AND seat = {mark}",
+                    [(place, when, game_id, seat) for seat, place in sorted(places.items())])
+    count_finished(cur, mark, kind, [(uid, places[seat]) for seat, uid in sorted(seat_users.items())
+                                     if uid is not None and seat in places], when)
     placings = rated_placings((seat_users.get(seat), place) for seat, place in places.items())
     if placings:
         rate_game(cur, mark, postgres, game_id, kind, placings, when)
+
+
+#: One finished game more for a player (``player_stats``); the same statement on SQLite and PostgreSQL.
+COUNT_FINISHED_SQL = (
+    "INSERT INTO player_stats (user_id, game, played, won, last_finished_at) VALUES ({m}, {m}, 1, {m}, {m}) "
+    "ON CONFLICT (user_id, game) DO UPDATE SET played = player_stats.played + 1, "
+    "won = player_stats.won + excluded.won, last_finished_at = excluded.last_finished_at"
+)
+
+
+def count_finished(cur: Any, mark: str, kind: str, players: Sequence[tuple[int, int]], when: Any) -> None:
+    """Count a finished game for each ``(user_id, place)`` in ``player_stats`` (played, won, last finished).
+
+    Every person who sat at the table counts, rated or not (a game with one person and bots too);
+    an upsert, so two games ending at once for one player both count, on either database.
+    """
+    if players:
+        cur.executemany(COUNT_FINISHED_SQL.format(m=mark),
+                        [(uid, kind, 1 if place == 1 else 0, when) for uid, place in players])
 
 
 def rate_game(cur: Any, mark: str, postgres: bool, game_id: int, kind: str, placings: Mapping[int, int],

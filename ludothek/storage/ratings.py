@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, text
 
 from .base import StoreBase
 from .info import aware
-from .models import GameRow, Rating, RatingChange, SeatRow, User
+from .models import GameRow, PlayerStats, Rating, RatingChange, SeatRow, User
 from .rating_update import LEADERBOARD_MIN_GAMES, conservative, initial, new_ratings, rated_placings
 
 
@@ -186,7 +186,34 @@ class RatingStore(StoreBase):
                     for (kind, uid), (mu, sigma, n, wins, at) in current.items()]
             for chunk in _chunks(rows, 5000):
                 conn.execute(insert(Rating), chunk)
+            rebuild_player_stats(conn)
         return rated, len({uid for _, uid in current})
+
+
+#: When each seat's game ended (finished or abandoned), from the games themselves.
+SEATS_ENDED_SQL = (
+    "UPDATE seats SET ended_at = (SELECT finished_at FROM games WHERE games.id = seats.game_id) "
+    "WHERE game_id IN (SELECT id FROM games WHERE status IN ('finished', 'abandoned'))"
+)
+#: Every player's finished games per kind: played, won, the last one's end (rated or not).
+PLAYER_STATS_SQL = (
+    "INSERT INTO player_stats (user_id, game, played, won, last_finished_at) "
+    "SELECT seats.user_id, games.game, COUNT(*), SUM(CASE WHEN seats.place = 1 THEN 1 ELSE 0 END), "
+    "MAX(games.finished_at) FROM seats JOIN games ON games.id = seats.game_id "
+    "WHERE games.status = 'finished' AND seats.user_id IS NOT NULL AND seats.place IS NOT NULL "
+    "GROUP BY seats.user_id, games.game"
+)
+
+
+def rebuild_player_stats(conn: Any) -> None:
+    """``player_stats`` and ``seats.ended_at`` from the stored games, inside the caller's transaction.
+
+    What the move path keeps up game by game (``rating_update.finish_game``), rebuilt from scratch:
+    ``ludothek ratings --recompute`` repairs them, and fills them for games written around the store.
+    """
+    conn.execute(text(SEATS_ENDED_SQL))
+    conn.execute(delete(PlayerStats))
+    conn.execute(text(PLAYER_STATS_SQL))
 
 
 def _chunks(items: list[dict[str, Any]], size: int) -> Iterable[list[dict[str, Any]]]:

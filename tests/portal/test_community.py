@@ -200,3 +200,65 @@ def test_user_names_link_to_profiles(client: TestClient) -> None:
     assert re.search(r'href="/users/alice"', page) and 'id="replay-link"' in page
     assert 'href="/users/alice"' in client.get("/games/toypig").text
     csrf_of(client)
+
+
+def test_an_abandoned_game_is_over_for_replays_records_and_profiles(client: TestClient) -> None:
+    heads = [api_user(client, n) for n in ("alice", "bob")]
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=heads[0]).json()["id"]
+    client.post(f"/api/games/{gid}/join", headers=heads[1])
+    views = [client.get(f"/api/games/{gid}", headers=h).json() for h in heads]
+    mover = next(i for i, v in enumerate(views) if v["legal"])
+    move = {"action": views[mover]["legal"][0]["action"], "seq": views[mover]["seq"]}
+    assert client.post(f"/api/games/{gid}/actions", json=move, headers=heads[mover]).status_code == 200
+    for h in heads:
+        assert client.post(f"/api/games/{gid}/abandon", json={"agree": True}, headers=h).status_code == 200
+    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    info_now = store.game(gid)
+    assert info_now.status == "abandoned" and info_now.result is None
+    last = info_now.seq
+    # Every seat's view, for anyone, at any step; the record is public; nothing can be played.
+    for seat in ("0", "1", "-"):
+        assert client.get(f"/games/{gid}/replay?step=1&seat={seat}").status_code == 200
+    body = client.get(f"/api/games/{gid}/replay/{last}?seat=1").json()
+    assert body["step"] == last == body["last"]
+    record = client.get(f"/games/{gid}/record.json")
+    assert record.status_code == 200 and len(record.json()["actions"]) == last
+    assert client.get(f"/api/games/{gid}/record").json()["actions"] == record.json()["actions"]
+    page = client.get(f"/games/{gid}", headers=heads[0]).text
+    assert 'id="abandoned-note"' in page and f'/games/{gid}/replay?step=0' in page and 'class="act"' not in page
+    # On both players' profiles among the last games, with its replay, and counted for nobody.
+    for name in ("alice", "bob"):
+        profile = client.get(f"/users/{name}").text
+        assert f'data-game="{gid}"' in profile and f'href="/games/{gid}/replay"' in profile
+        assert client.get(f"/api/users/{name}").json()["finished"][0]["id"] == gid
+    assert client.get("/api/users/alice").json()["games"] == []
+
+
+def test_profile_leaderboard_and_import_read_well_in_german_and_english(client: TestClient) -> None:
+    """Dates, ratings and column heads as people of each language write them; import errors in German too."""
+    gid, _ = finished_game(client)
+    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    since = store.profile("alice").member_since
+    de = client.get("/users/alice?lang=de", headers={"Accept-Language": "de"}).text
+    en = client.get("/users/alice?lang=en").text
+    assert since.strftime("%d.%m.%Y") in de and since.strftime("%Y-%m-%d") not in de
+    assert since.strftime("%b %-d, %Y") in en
+    assert "<th>Gespielt</th><th>Gewonnen</th>" in de and "<th>Played</th><th>Won</th>" in en
+    rating = store.ratings_of(store.profile("alice").user_id)["toypig"].conservative
+    assert f"<strong>{rating:.1f}</strong>".replace(".", ",") in de and f"<strong>{rating:.1f}</strong>" in en
+    # One rated game: the chart is a line from the starting rating 0, labelled in the reader's notation.
+    assert f"Wertung nach 1 Partie: {rating:.1f}".replace(".", ",") in de
+    assert re.search(r'<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"', de)
+    # A record that does not replay: the first bad action named in the reader's language.
+    record = store.record(gid)
+    record["actions"][3]["action"] = "fly"
+    token = page_login(client, "dora")
+    r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(record)})
+    assert r.status_code == 400 and "action 4 (&#39;fly&#39;)" in r.text  # English: the engine's own words
+    client.post("/lang", data={"csrf": token, "lang": "de"})
+    r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(record)})
+    text = re.sub(r"\s+", " ", r.text)
+    assert r.status_code == 400 and "Aktion 4 („fly“) ist an dieser Stelle nicht möglich" in text
+    assert "is made by" not in text
+    r = client.post("/replays/import", data={"csrf": token, "record": "[1, 2]"})
+    assert r.status_code == 400 and "JSON-Objekt" in r.text

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from openskill.models import PlackettLuce
-from sqlalchemy import select
+from sqlalchemy import delete, select, update
 
 from ludothek import engine as eng
 from ludothek.cli import main as cli_main
 from ludothek.storage import Store, make_engine, migrate
-from ludothek.storage.models import Rating, RatingChange, SeatRow
+from ludothek.storage.models import PlayerStats, Rating, RatingChange, SeatRow
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from tests.portal.conftest import FAST_HASHER
 from tests.portal.toyrank import GAME as RANKGAME
@@ -174,3 +174,79 @@ def test_leaderboard_needs_five_games_and_sorts_by_conservative_rating(tmp_path:
     before = ratings_table(store), changes_table(store)
     assert cli_main(["ratings", "--recompute", "--db", url]) == 0
     assert (ratings_table(store), changes_table(store)) == before
+
+
+def stats_table(store: Store) -> dict[tuple[int, str], tuple[int, int]]:
+    with store.engine.begin() as conn:
+        rows = conn.execute(select(PlayerStats.user_id, PlayerStats.game, PlayerStats.played, PlayerStats.won)).all()
+    return {(r.user_id, r.game): (r.played, r.won) for r in rows}
+
+
+def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) -> None:
+    """Profiles read ``player_stats`` and ``seats.ended_at``: kept by every end, equal to a recount."""
+    store = new_store(any_db)
+    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
+    play(store, users, {"anna": 5, "bruno": 3})
+    play(store, users, {"anna": 2, "bruno": 2, "carla": 1})  # a tie for first: both won
+    play(store, users, {"carla": 7}, bots=1)  # one person and a bot: counted, not rated
+    play(store, users, {"bruno": 9, "carla": 1}, resign=("bruno",))  # the leaver is placed last
+    abandoned = store.create_game(users["anna"], "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+    store.join(abandoned, users["bruno"])
+    store.vote_abandon(abandoned, users["anna"])
+    store.vote_abandon(abandoned, users["bruno"])
+    a, b, c = (users[n].id for n in ("anna", "bruno", "carla"))
+    expected = {(a, "toyrank"): (2, 2), (b, "toyrank"): (3, 1), (c, "toyrank"): (3, 2)}
+    assert stats_table(store) == expected
+    profile = store.profile("Bruno")
+    assert [(s.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
+    # The abandoned game is over: the first of bruno's last games, and no count, place or rating.
+    last = store.finished_games_of(b, 10)
+    assert last[0].id == abandoned and last[0].status == "abandoned"
+    assert len(last) == 4 and all(g.status in ("finished", "abandoned") for g in last)
+    assert [g.id for g in store.finished_games_of(c, 1)] == [4]
+    with store.engine.begin() as conn:
+        ended = dict(conn.execute(select(SeatRow.game_id, SeatRow.ended_at)).all())
+    assert None not in ended.values()
+    # Recomputing gives the same counts, and repairs them when they were lost.
+    assert store.recompute_ratings()[0] == 3
+    assert stats_table(store) == expected
+    with store.engine.begin() as conn:
+        conn.execute(delete(PlayerStats))
+        conn.execute(update(SeatRow).values(ended_at=None))
+    assert store.finished_games_of(b, 10) == []
+    store.recompute_ratings()
+    assert stats_table(store) == expected
+    assert [g.id for g in store.finished_games_of(b, 10)] == [g.id for g in last]
+
+
+def test_migration_0011_fills_counts_and_ends_of_older_games(tmp_path: Any) -> None:
+    """Games that ended before ``0011_profile_stats``: their counts and ends are filled in by the migration."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from ludothek.storage.db import _alembic_config
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    cfg = _alembic_config(engine)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0010_bot_turns")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO users (id, name, name_key, is_guest, lang, created_at) VALUES "
+                          "(1, 'ann', 'ann', 0, 'en', '2026-01-01'), (2, 'ben', 'ben', 0, 'en', '2026-01-01')"))
+        for gid, status, finished in ((1, "finished", "2026-01-02 10:00:00.000000"),
+                                      (2, "finished", "2026-01-03 10:00:00.000000"),
+                                      (3, "abandoned", "2026-01-04 10:00:00.000000"), (4, "running", None)):
+            conn.execute(text("INSERT INTO games (id, game, rules_version, num_players, options_json, status, "
+                              "creator_id, created_at, seq, to_move, finished_at) VALUES "
+                              f"({gid}, 'toyrank', '1', 2, '{{}}', '{status}', 1, '2026-01-01', 0, 0, :f)"), {"f": finished})
+        conn.execute(text("INSERT INTO seats (game_id, seat, kind, user_id, place) VALUES "
+                          "(1, 0, 'player', 1, 1), (1, 1, 'player', 2, 2), (2, 0, 'player', 1, 2), (2, 1, 'player', 2, 1),"
+                          "(3, 0, 'player', 1, NULL), (3, 1, 'player', 2, NULL), (4, 0, 'player', 1, NULL),"
+                          "(4, 1, 'bot', NULL, NULL)"))
+    migrate(engine)
+    store = Store(engine, hasher=FAST_HASHER)
+    assert stats_table(store) == {(1, "toyrank"): (2, 1), (2, "toyrank"): (2, 1)}
+    assert [g.id for g in store.finished_games_of(1, 10)] == [3, 2, 1]  # running game 4 is not over
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT count(*) FROM seats WHERE ended_at IS NULL")).scalar() == 2
