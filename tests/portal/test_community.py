@@ -9,7 +9,7 @@ import re
 from fastapi.testclient import TestClient
 
 from ludothek import engine as eng
-from tests.portal.conftest import api_user, csrf_of, page_login
+from tests.portal.conftest import all_pages, api_user, csrf_of, page_login
 
 
 def finished_game(client: TestClient, game: str = "toypig", players: int = 2,
@@ -93,7 +93,7 @@ def test_paged_log_numbered_by_move_numbers(client: TestClient) -> None:
     gid, _by_seat = finished_game(client, game="machikoro", seed=5)
     store = client.app.state.portal.store  # type: ignore[attr-defined]
     seq = store.game(gid).seq
-    everything = client.get(f"/api/games/{gid}/log").json()
+    everything = all_pages(client, f"/api/games/{gid}/log")
     assert [e["n"] for e in everything] == list(range(1, seq + 1))
     page = client.get(f"/api/games/{gid}/log/page?limit=5").json()
     assert [line["n"] for line in page["lines"]] == list(range(seq - 4, seq + 1)) and page["earlier"] == seq - 4
