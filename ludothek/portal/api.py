@@ -13,15 +13,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
 from ludothek.storage import Conflict, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage.accounts import MIN_PASSWORD, NAME_RE
 from ludothek.storage.models import MAX_ID
+from ludothek.storage.play import MAX_ACTION
 from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
+from . import apimodels as m
 from .account import change_password_braked
 from .context import (
     GameId,
@@ -33,8 +36,7 @@ from .context import (
     portal_of,
     session_of,
 )
-from . import apimodels as m
-from .contract import AUTH_OPTIONAL, AUTH_REQUIRED, DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
+from .contract import AUTH_OPTIONAL, AUTH_REQUIRED, DEFAULT_LIMIT, WHOLE, Cursor, Limit, paginate, refusals
 from .gameview import game_summary, seat_context
 from .sessions import csrf_ok
 
@@ -78,36 +80,47 @@ AUTH_OPTIONAL.add(optional_user)
 
 
 # ----------------------------------------------------------------------------- models
+#: Input models refuse a value of another JSON type (``"1"`` for a number, ``0`` for false) with 422.
+STRICT = ConfigDict(strict=True)
 #: Sequence numbers and counts are bounded like the database's integers.
 MAX_SEQ = MAX_ID
-Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ), WHOLE]
 
 
 class Credentials(BaseModel):
+    model_config = STRICT
+
     name: str = Field(max_length=40)
     password: str = Field(max_length=200)
     label: str = Field(default="", max_length=80, description="a name for the token")
-    expires_in_days: int | None = Field(
-        default=None, ge=1, le=MAX_TOKEN_DAYS, description="the token stops working after this many days"
+    expires_in_days: Annotated[int, Field(ge=1, le=MAX_TOKEN_DAYS), WHOLE] | None = Field(
+        default=None, description="the token stops working after this many days"
     )
 
 
 class Registration(BaseModel):
-    name: str = Field(max_length=40)
-    password: str = Field(max_length=200)
+    model_config = STRICT
+
+    name: str = Field(pattern=NAME_RE.pattern, description="3 to 20 letters, digits, '.', '_' or '-'; "
+                      "not beginning with 'guest-' (kept for guests: 400)")
+    password: str = Field(min_length=MIN_PASSWORD, max_length=200)
     lang: Literal["de", "en"] = "en"
 
 
 class SeatSpec(BaseModel):
+    model_config = STRICT
+
     kind: Literal["me", "open", "invite", "bot"]
     user: str | None = Field(default=None, max_length=40, description="the invited user's name (kind 'invite')")
     bot: str | None = Field(default=None, max_length=40, description="the bot's name (kind 'bot'; default 'random')")
 
 
 class NewGame(BaseModel):
+    model_config = STRICT
+
     game: str = Field(max_length=40, description="game id, e.g. 'machikoro'")
-    players: int = Field(ge=1, le=16, description="number of players (the game's own range applies: 400 beyond)")
-    options: dict[Annotated[str, Field(max_length=40)], str | Annotated[int, Field(ge=-MAX_ID, le=MAX_ID)]] = Field(
+    players: Annotated[int, Field(ge=1, le=16), WHOLE] = Field(description="number of players (the game's own range applies: 400 beyond)")
+    options: dict[Annotated[str, Field(max_length=40)], str | Annotated[int, Field(ge=-MAX_ID, le=MAX_ID), WHOLE]] = Field(
         default_factory=dict, max_length=32)
     seats: list[SeatSpec] | None = Field(
         default=None, max_length=16, description="one entry per seat; default: me plus open invitations"
@@ -122,16 +135,20 @@ class NewGame(BaseModel):
 
 
 class AbandonVote(BaseModel):
+    model_config = STRICT
+
     agree: bool = Field(default=True, description="true: offer (creator) or agree; false: decline the offer")
 
 
 class VacationIn(BaseModel):
-    days: float = Field(gt=0, le=30, description="how long, in days (at most 30 per calendar year)")
+    days: float = Field(gt=0, strict=True, le=30, description="how long, in days (at most 30 per calendar year)")
     starts: datetime | None = Field(default=None, description="when it starts (default: now)")
 
 
 class Move(BaseModel):
-    action: str = Field(max_length=1000, description="one engine action, e.g. 'roll:1' (or 'undo')")
+    model_config = STRICT
+
+    action: str = Field(min_length=1, max_length=MAX_ACTION, description="one engine action, e.g. 'roll:1' (or 'undo')")
     seq: Seq = Field(description="the sequence number of the state the move was made against")
 
 
@@ -213,8 +230,10 @@ async def revoke_token(
 
 
 class PasswordChange(BaseModel):
+    model_config = STRICT
+
     current: str = Field(max_length=200, description="the password now")
-    new: str = Field(max_length=200, description="the new password (at least 8 characters)")
+    new: str = Field(min_length=MIN_PASSWORD, max_length=200, description="the new password")
 
 
 @router.post("/password", status_code=204, responses=refusals(429),
@@ -366,6 +385,8 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
 
 
 class UndoRequest(BaseModel):
+    model_config = STRICT
+
     seq: Seq = Field(description="the sequence number of the state the undo was asked against")
 
 

@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match, Route
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.workers.clocks import ClockJob
@@ -62,6 +63,15 @@ SERVE_ENV = "LUDOTHEK_SERVE"
 
 def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def allowed_methods(app: FastAPI, request: Request) -> str:
+    """Every method some route serves at the request's path, for a 405's ``Allow`` header."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods
+    return ", ".join(sorted(methods))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -189,6 +199,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route with this path; the methods of a path
+            # are spread over several routes (PUT and DELETE /friends/{name}): name them all.
+            exc.headers = {**(exc.headers or {}), "Allow": allowed_methods(app, request)}
         if _wants_json(request):
             # The headers matter: a 405 names the allowed methods in `Allow`.
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code, headers=exc.headers)

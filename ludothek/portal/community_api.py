@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage import GameInfo, NotFound, UserInfo
+from ludothek.storage import BadRequest, GameInfo, NotFound, UserInfo
 from ludothek.storage.history import ReplayBook, replay_seats
 from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
@@ -22,6 +22,7 @@ from ludothek.storage.ratings import RatingInfo
 
 from .api import Lang, MaybeUser, User
 from .context import GameId, lang_of, portal_of
+from .contract import WHOLE, refusals
 from .i18n import pick
 
 router = APIRouter(tags=["community"])
@@ -73,10 +74,15 @@ class ReplayStepOut(BaseModel):
 
 
 class RecordIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     record: dict[str, Any] = Field(description="a game record (format ludothek-record/1)")
-    step: int | None = Field(default=None, ge=0, description="the step to show (default: the last)")
-    log: int = Field(default=100, ge=0, le=100_000, description="how many of the last log lines to include")
-    seat: int | None = Field(default=None, ge=0, le=15, description="whose view (default: a spectator)")
+    step: Annotated[int, Field(ge=0, le=1_000_000), WHOLE] | None = Field(
+        default=None, description="the step to show (default: the last)")
+    log: Annotated[int, Field(ge=0, le=100_000), WHOLE] = Field(
+        default=100, description="how many of the last log lines to include")
+    seat: Annotated[int, Field(ge=0, le=15), WHOLE] | None = Field(
+        default=None, description="whose view (default: a spectator)")
     lang: Literal["de", "en"] | None = None
 
 
@@ -120,7 +126,8 @@ class ProfileOut(BaseModel):
 
 class ProfileIn(BaseModel):
     about: str | None = Field(default=None, max_length=4 * ABOUT_MAX, description=f"plain text, at most {ABOUT_MAX} characters")
-    languages: list[str] | None = Field(default=None, description=f"codes from: {', '.join(LANGUAGE_CODES)}")
+    languages: list[Annotated[str, Field(pattern="^(" + "|".join(LANGUAGE_CODES) + ")$")]] | None = Field(
+        default=None, max_length=len(LANGUAGE_CODES), description=f"codes from: {', '.join(LANGUAGE_CODES)}")
 
 
 class LeaderRow(BaseModel):
@@ -206,7 +213,7 @@ def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = No
                    earlier=first if first > 1 else None)
 
 
-@router.get("/games/{game_id}/replay/{step}", response_model=ReplayStepOut,
+@router.get("/games/{game_id}/replay/{step}", response_model=ReplayStepOut, responses=refusals(400, 403),
             summary="The game after `step` entries, from a seat's view (any seat once the game is over)")
 def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)], request: Request, user: MaybeUser,
                 seat: SeatParam = None, lang: Lang = None, log: LogLimit = 100) -> ReplayStepOut:
@@ -216,13 +223,19 @@ def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)],
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     uid = user.id if user else None
-    info, rs = store.replay_step(game_id, step, seat, uid, language)
+    try:
+        info, rs = store.replay_step(game_id, step, seat, uid, language)
+    except BadRequest as exc:
+        if exc.params.get("code_key") != "bad_step":
+            raise
+        raise NotFound(exc.message, **exc.params) from None  # a step the game has not reached: no such resource
     book = store.replay_book(info)
     return replay_out(book, info.id, rs.step, rs.seat, replay_seats(info, uid), rs.state, _last(rs.log, log),
                       rs.extras, info.seat_names(), info.result)
 
 
-@router.get("/games/{game_id}/record.json", summary="Download the record of a finished game as a file")
+@router.get("/games/{game_id}/record.json", response_model=dict[str, Any], responses=refusals(403),
+            summary="Download the record of a finished game as a file")
 def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
     from .community import record_download
 
