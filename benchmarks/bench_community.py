@@ -151,11 +151,11 @@ def run() -> list[Row]:
                 for label, paths in [
                     ("leaderboard page", [f"/games/{rng.choice(KINDS)}/leaderboard?page={rng.randint(1, 20)}"
                                           for _ in range(REQUESTS)]),
-                    ("leaderboard API", [f"/api/games/{rng.choice(KINDS)}/leaderboard?offset={rng.randrange(1000)}"
+                    ("leaderboard API", [f"/api/v1/games/{rng.choice(KINDS)}/leaderboard?offset={rng.randrange(1000)}"
                                          for _ in range(REQUESTS)]),
                     ("profile page (random users)", [f"/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
                     ("profile page (most active users)", [f"/users/{rng.choice(active)}" for _ in range(REQUESTS)]),
-                    ("profile API (random users)", [f"/api/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
+                    ("profile API (random users)", [f"/api/v1/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
                 ]:
                     times = _timed_gets(client, paths)
                     rows.append((f"community: {label} p50", _pct(times, 50), "ms", note))
@@ -165,7 +165,7 @@ def run() -> list[Row]:
                 paths = [f"/games/{gid}/replay?step={rng.randint(0, length)}&seat={rng.choice(['-', '0', '1', '2', '3'])}"
                          for _ in range(REQUESTS)]
                 times = _timed_gets(client, paths)
-                api = _timed_gets(client, [f"/api/games/{gid}/replay/{rng.randint(0, length)}"
+                api = _timed_gets(client, [f"/api/v1/games/{gid}/replay/{rng.randint(0, length)}"
                                            for _ in range(REQUESTS)])
                 note2 = f"Carpe Diem 4p, {length} entries ({sum(e.action == 'undo' for e in state.history())} undos)"
                 rows.append(("community: replay page, first request (builds the book)", cold, "ms", note2))

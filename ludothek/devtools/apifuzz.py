@@ -52,6 +52,17 @@ FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 CONFIG = """\
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+
+# The game in progress (id 1): moves, undo, chat, log, record and replays are tried on it, so they
+# reach the game's rules instead of "no such game".  Lobby writes (join, leave, cancel, resign,
+# abandon) keep random ids: on game 1 they would end the game the rest of the run plays against.
+[[operations]]
+include-path-regex = '^/api/v1/games/\\{game_id\\}(/(actions|undo|chat|log|log/page|record|record.json|replay/\\{step\\}))?$'
+parameters = { "path.game_id" = 1 }
+
+[[operations]]
+include-path-regex = '^/api/v1/(games/\\{kind\\}/leaderboard|ratings/\\{name\\}/\\{kind\\})$'
+parameters = { "path.kind" = "machikoro", "path.name" = "partner" }
 """
 
 

@@ -115,10 +115,16 @@ class SeatSpec(BaseModel):
     bot: str | None = Field(default=None, max_length=40, description="the bot's name (kind 'bot'; default 'random')")
 
 
+def _known_games(schema: dict[str, Any]) -> None:
+    """The schema lists the games this server offers (when the schema is made: every game is registered)."""
+    schema["enum"] = list(eng.games())
+
+
 class NewGame(BaseModel):
     model_config = STRICT
 
-    game: str = Field(max_length=40, description="game id, e.g. 'machikoro'")
+    game: str = Field(max_length=40, json_schema_extra=_known_games,
+                      description="game id, e.g. 'machikoro' (GET /catalog lists them)")
     players: Annotated[int, Field(ge=1, le=16), WHOLE] = Field(description="number of players (the game's own range applies: 400 beyond)")
     options: dict[Annotated[str, Field(max_length=40)], str | Annotated[int, Field(ge=-MAX_ID, le=MAX_ID), WHOLE]] = Field(
         default_factory=dict, max_length=32)
