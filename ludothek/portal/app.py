@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,7 +22,6 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match, Route
 
 from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
 from ludothek.workers.clocks import ClockJob
@@ -65,13 +65,22 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
 
 
-def allowed_methods(app: FastAPI, request: Request) -> str:
-    """Every method some route serves at the request's path, for a 405's ``Allow`` header."""
-    methods: set[str] = set()
-    for route in app.router.routes:
-        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
-            methods |= route.methods
-    return ", ".join(sorted(methods))
+def allowed_methods(app: FastAPI, path: str) -> str | None:
+    """Every method the API's schema documents at ``path``, for a 405's ``Allow`` (None: not an API path).
+
+    Starlette names the methods of the first route with this path, but the methods of one path are
+    spread over several routes (PUT and DELETE /friends/{name}); the schema knows them all.
+    """
+    table: list[tuple[re.Pattern[str], str]] | None = getattr(app.state, "allow_table", None)
+    if table is None:
+        table = [(re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"),
+                  ", ".join(sorted(m.upper() for m in ops)))
+                 for template, ops in app.openapi().get("paths", {}).items()]
+        app.state.allow_table = table
+    for pattern, methods in table:
+        if pattern.match(path):
+            return methods
+    return None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -199,10 +208,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 405:
-            # Starlette names the methods of the first route with this path; the methods of a path
-            # are spread over several routes (PUT and DELETE /friends/{name}): name them all.
-            exc.headers = {**(exc.headers or {}), "Allow": allowed_methods(app, request)}
+        if exc.status_code == 405 and (allow := allowed_methods(app, request.url.path)) is not None:
+            exc.headers = {**(exc.headers or {}), "Allow": allow}
         if _wants_json(request):
             # The headers matter: a 405 names the allowed methods in `Allow`.
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code, headers=exc.headers)

@@ -21,6 +21,7 @@ from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.storage.ratings import RatingInfo
 
 from .api import Lang, MaybeUser, User
+from .apimodels import RecordOut, SeatResultOut
 from .context import GameId, lang_of, portal_of
 from .contract import WHOLE, refusals
 from .i18n import pick
@@ -70,7 +71,7 @@ class ReplayStepOut(BaseModel):
     view: dict[str, Any] = Field(description="the game's view for `seat` at this step")
     log: list[LogLine] = Field(description="the last lines of the log up to this step (`log` of them), as this viewer may read it")
     extras: list[ReplayExtra] = Field(description="items of other concerns written up to this step (chat)")
-    result: list[dict[str, Any]] | None = Field(description="the final result, at the last step of a finished game")
+    result: list[SeatResultOut] | None = Field(description="the final result, at the last step of a finished game")
 
 
 class RecordIn(BaseModel):
@@ -110,7 +111,7 @@ class GameRef(BaseModel):
     status: str
     seq: int
     players: list[str]
-    result: list[dict[str, Any]] | None
+    result: list[SeatResultOut] | None
 
 
 class ProfileOut(BaseModel):
@@ -234,7 +235,7 @@ def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)],
                       rs.extras, info.seat_names(), info.result)
 
 
-@router.get("/games/{game_id}/record.json", response_model=dict[str, Any], responses=refusals(403),
+@router.get("/games/{game_id}/record.json", response_model=RecordOut, responses=refusals(403),
             summary="Download the record of a finished game as a file")
 def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
     from .community import record_download

@@ -68,7 +68,7 @@ async def list_friends(request: Request, user: User, limit: Limit = DEFAULT_LIMI
     return {"items": [friend_json(f) for f in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@api.put("/friends/{name}", response_model=FriendOut, responses={**refusals(400, 409), 201: {"description": "added"}},
+@api.put("/friends/{name}", response_model=FriendOut, responses={**refusals(400, 409), 201: {"model": FriendOut, "description": "added"}},
          summary="Put a user on my friend list (200 if they were on it already)")
 async def add_friend(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
     entry, new = portal_of(request).store.befriend(user, name)
@@ -91,7 +91,7 @@ async def list_blocks(request: Request, user: User, limit: Limit = DEFAULT_LIMIT
     return {"items": [block_json(b) for b in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@api.put("/blocks/{name}", response_model=BlockOut, responses={**refusals(400, 409), 201: {"description": "blocked"}},
+@api.put("/blocks/{name}", response_model=BlockOut, responses={**refusals(400, 409), 201: {"model": BlockOut, "description": "blocked"}},
          summary="Block a user: no invitations, no shared waiting games, no chat from them (200 if already)")
 async def add_block(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
     entry, new = portal_of(request).store.block(user, name)
