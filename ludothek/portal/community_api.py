@@ -166,6 +166,10 @@ class RatingHistoryOut(BaseModel):
 
 
 # ----------------------------------------------------------------------------- helpers
+def seat_results(result: list[dict[str, Any]] | None) -> list[SeatResultOut] | None:
+    return None if result is None else [SeatResultOut.model_validate(r) for r in result]
+
+
 def rating_out(r: RatingInfo | None) -> RatingOut | None:
     if r is None:
         return None
@@ -174,7 +178,7 @@ def rating_out(r: RatingInfo | None) -> RatingOut | None:
 
 def game_ref(info: GameInfo, lang: str) -> GameRef:
     return GameRef(id=info.id, game=info.game, title=pick(eng.load(info.game).title, lang), status=info.status,
-                   seq=info.seq, players=info.seat_names(), result=info.result)
+                   seq=info.seq, players=info.seat_names(), result=seat_results(info.result))
 
 
 def replay_out(book: ReplayBook, game_id: int | None, step: int, seat: int | None, seats: list[int | None],
@@ -185,7 +189,7 @@ def replay_out(book: ReplayBook, game_id: int | None, step: int, seat: int | Non
         game=book.game.id, id=game_id, step=step, last=book.length, seat=seat, seats=seats, names=names,
         to_move=to_move if to_move >= 0 else None, finished=state.is_terminal(), view=state.view(seat),
         log=[LogLine(**line) for line in log], extras=[ReplayExtra(**e) for e in extras],
-        result=result if state.is_terminal() else None,
+        result=seat_results(result) if state.is_terminal() else None,
     )
 
 
