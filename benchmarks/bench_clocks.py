@@ -30,7 +30,7 @@ GAMES = 60
 
 
 def _user(client: TestClient, name: str) -> dict[str, str]:
-    r = client.post("/api/users", json={"name": name, "password": "password-" + name})
+    r = client.post("/api/v1/users", json={"name": name, "password": "password-" + name})
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
 
@@ -45,9 +45,9 @@ def run() -> list[Row]:
             ann, bob = _user(client, "ann"), _user(client, "bob")
             games = []
             for _ in range(GAMES):
-                gid = client.post("/api/games", json={"game": "machikoro", "players": 2, "time_control": "move:1"},
+                gid = client.post("/api/v1/games", json={"game": "machikoro", "players": 2, "time_control": "move:1"},
                                   headers=ann).json()["id"]
-                client.post(f"/api/games/{gid}/join", headers=bob)
+                client.post(f"/api/v1/games/{gid}/join", headers=bob)
                 games.append(gid)
             start = datetime.now(UTC) + timedelta(seconds=1)
             deadlines: dict[int, datetime] = {}

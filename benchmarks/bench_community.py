@@ -192,11 +192,11 @@ def run() -> list[Row]:
                 for label, paths in [
                     ("leaderboard page", [f"/games/{rng.choice(KINDS)}/leaderboard?page={rng.randint(1, 20)}"
                                           for _ in range(REQUESTS)]),
-                    ("leaderboard API", [f"/api/games/{rng.choice(KINDS)}/leaderboard?offset={rng.randrange(1000)}"
+                    ("leaderboard API", [f"/api/v1/games/{rng.choice(KINDS)}/leaderboard?offset={rng.randrange(1000)}"
                                          for _ in range(REQUESTS)]),
                     ("profile page (random users)", [f"/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
                     ("profile page (most active users)", [f"/users/{rng.choice(active)}" for _ in range(REQUESTS)]),
-                    ("profile API (random users)", [f"/api/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
+                    ("profile API (random users)", [f"/api/v1/users/{rng.choice(names)}" for _ in range(REQUESTS)]),
                     (f"lobby page ({LOBBY_GAMES} open games)", ["/"] * (REQUESTS // 4)),
                 ]:
                     cpu: list[float] = []
@@ -212,7 +212,7 @@ def run() -> list[Row]:
                 cpu = []
                 times = _timed_gets(client, paths, server.proc.pid, cpu)
                 api_cpu: list[float] = []
-                api = _timed_gets(client, [f"/api/games/{gid}/replay/{rng.randint(0, length)}"
+                api = _timed_gets(client, [f"/api/v1/games/{gid}/replay/{rng.randint(0, length)}"
                                            for _ in range(REQUESTS)], server.proc.pid, api_cpu)
                 note2 = f"Carpe Diem 4p, {length} entries ({sum(e.action == 'undo' for e in state.history())} undos)"
                 rows.append(("community: replay page, first request (builds the book)", cold, "ms", note2))

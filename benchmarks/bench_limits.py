@@ -67,7 +67,7 @@ def _start(db_url: str, low_file_limit: bool = False, **overrides: Any) -> tuple
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if httpx.get(base + "/api/catalog", timeout=2).status_code == 200:
+            if httpx.get(base + "/api/v1/catalog", timeout=2).status_code == 200:
                 return proc, base
         except httpx.HTTPError:
             time.sleep(0.1)
@@ -87,24 +87,24 @@ async def _token(base: str, path: str, body: Any = None) -> str:
 
 async def _player_pair(base: str, stop: asyncio.Event, move_ms: list[float], think: float) -> None:
     """Two players who keep playing games against each other, timing each move's POST."""
-    a, b = await _token(base, "/api/guests"), await _token(base, "/api/guests")
+    a, b = await _token(base, "/api/v1/guests"), await _token(base, "/api/v1/guests")
     owner = Http(base, {"Authorization": f"Bearer {a}"})
     joiner = Http(base, {"Authorization": f"Bearer {b}"})
     try:
         while not stop.is_set():
-            _, game = await owner.request("POST", "/api/games", {"game": "machikoro", "players": 2})
+            _, game = await owner.request("POST", "/api/v1/games", {"game": "machikoro", "players": 2})
             gid = game["id"]
-            await joiner.request("POST", f"/api/games/{gid}/join")
+            await joiner.request("POST", f"/api/v1/games/{gid}/join")
             running = True
             while running and not stop.is_set():
                 for client in (owner, joiner):
-                    g = await client.get(f"/api/games/{gid}?log=false")
+                    g = await client.get(f"/api/v1/games/{gid}?log=false")
                     if g["status"] != "running":
                         running = False
                         break
                     if g["my_turn"]:
                         sent = time.perf_counter()
-                        await client.request("POST", f"/api/games/{gid}/actions",
+                        await client.request("POST", f"/api/v1/games/{gid}/actions",
                                              {"action": g["legal"][0]["action"], "seq": g["seq"]})
                         move_ms.append((time.perf_counter() - sent) * 1000)
                 await asyncio.sleep(think)
@@ -120,9 +120,9 @@ async def _flooder(base: str, k: int, stop: asyncio.Event, codes: dict[str, list
         i = 0
         while not stop.is_set():
             name = f"fl{k:02d}x{i:05d}"
-            status, _ = await client.request("POST", "/api/users", {"name": name, "password": "password-flood"})
+            status, _ = await client.request("POST", "/api/v1/users", {"name": name, "password": "password-flood"})
             codes["register"].append(status)
-            status, _ = await client.request("POST", "/api/tokens", {"name": f"fl{k:02d}x00000",
+            status, _ = await client.request("POST", "/api/v1/tokens", {"name": f"fl{k:02d}x00000",
                                                                      "password": "password-flood"})
             codes["login"].append(status)
             i += 1
@@ -152,14 +152,14 @@ async def _flood(base: str, pid: int) -> dict[str, Any]:
 
 
 async def _others(base: str, n: int) -> tuple[int, list[float]]:
-    token = await _token(base, "/api/guests")
+    token = await _token(base, "/api/v1/guests")
     client = Http(base, {"Authorization": f"Bearer {token}"})
     ok, ms = 0, []
     try:
         for _ in range(n):
             sent = time.perf_counter()
             try:
-                status, _ = await asyncio.wait_for(client.request("GET", "/api/games"), timeout=10)
+                status, _ = await asyncio.wait_for(client.request("GET", "/api/v1/games"), timeout=10)
             except (TimeoutError, OSError):
                 await client.close()
                 continue

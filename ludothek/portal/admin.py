@@ -21,7 +21,7 @@ from ludothek.storage.models import MAX_ID
 
 from .api import api_user
 from .context import GameId, portal_of
-from .contract import refusals
+from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
 from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, render
 
@@ -147,15 +147,17 @@ def _user_out(r: UserRow) -> AdminUser:
                      created_at=r.created_at, blocked_at=r.blocked_at)
 
 
-@api.get("/admin/users", response_model=list[AdminUser], responses=ERRORS, summary="Users, by id (administrators)")
+@api.get("/admin/users", response_model=Page[AdminUser], responses=ERRORS, summary="Users, by id (administrators)")
 def api_users(request: Request, _admin: Admin,
               search: Annotated[str, Query(max_length=40, description="names containing this")] = "",
               blocked: Annotated[bool, Query(description="only blocked users")] = False,
-              limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-              after: Annotated[int, Query(ge=0, le=MAX_ID, description="the last id of the previous page")] = 0,
-              ) -> list[AdminUser]:
-    rows = portal_of(request).store.list_users(search, blocked_only=blocked, limit=limit, after=after)
-    return [_user_out(r) for r in rows]
+              limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
+    after = min(decode_cursor(cursor)[0], MAX_ID) if cursor else 0
+    rows = portal_of(request).store.list_users(search, blocked_only=blocked, limit=limit + 1, after=after)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return {"items": [_user_out(r) for r in rows],
+            "next_cursor": encode_cursor([rows[-1].id]) if more and rows else None}
 
 
 def _one(request: Request, user_id: int) -> AdminUser:

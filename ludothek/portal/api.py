@@ -13,15 +13,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage import BadRequest, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage import Conflict, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage.accounts import MIN_PASSWORD, NAME_RE
 from ludothek.storage.models import MAX_ID
+from ludothek.storage.play import MAX_ACTION
 from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
 from ludothek.storage.store import Tracked
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
+from . import apimodels as m
 from .account import change_password_braked
 from .context import (
     GameId,
@@ -33,7 +36,7 @@ from .context import (
     portal_of,
     session_of,
 )
-from .contract import AUTH_OPTIONAL, AUTH_REQUIRED
+from .contract import AUTH_OPTIONAL, AUTH_REQUIRED, DEFAULT_LIMIT, WHOLE, Cursor, Limit, paginate, refusals
 from .gameview import game_summary, seat_context
 from .sessions import csrf_ok
 
@@ -77,35 +80,60 @@ AUTH_OPTIONAL.add(optional_user)
 
 
 # ----------------------------------------------------------------------------- models
+#: Input models refuse a value of another JSON type (``"1"`` for a number, ``0`` for false) with 422.
+STRICT = ConfigDict(strict=True)
+#: Sequence numbers and counts are bounded like the database's integers.
+MAX_SEQ = MAX_ID
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ), WHOLE]
+
+
 class Credentials(BaseModel):
+    model_config = STRICT
+
     name: str = Field(max_length=40)
     password: str = Field(max_length=200)
     label: str = Field(default="", max_length=80, description="a name for the token")
-    expires_in_days: int | None = Field(
-        default=None, ge=1, le=MAX_TOKEN_DAYS, description="the token stops working after this many days"
+    expires_in_days: Annotated[int, Field(ge=1, le=MAX_TOKEN_DAYS), WHOLE] | None = Field(
+        default=None, description="the token stops working after this many days"
     )
 
 
 class Registration(BaseModel):
-    name: str = Field(max_length=40)
-    password: str = Field(max_length=200)
+    model_config = STRICT
+
+    name: str = Field(pattern=NAME_RE.pattern, description="3 to 20 letters, digits, '.', '_' or '-'; "
+                      "not beginning with 'guest-' (kept for guests: 400)")
+    password: str = Field(min_length=MIN_PASSWORD, max_length=200)
     lang: Literal["de", "en"] = "en"
 
 
 class SeatSpec(BaseModel):
+    model_config = STRICT
+
     kind: Literal["me", "open", "invite", "bot"]
-    user: str | None = Field(default=None, description="the invited user's name (kind 'invite')")
-    bot: str | None = Field(default=None, description="the bot's name (kind 'bot'; default 'random')")
+    user: str | None = Field(default=None, max_length=40, description="the invited user's name (kind 'invite')")
+    bot: str | None = Field(default=None, max_length=40, description="the bot's name (kind 'bot'; default 'random')")
+
+
+def _known_games(schema: dict[str, Any]) -> None:
+    """The schema lists the games this server offers (when the schema is made: every game is registered)."""
+    schema["enum"] = list(eng.games())
 
 
 class NewGame(BaseModel):
-    game: str = Field(description="game id, e.g. 'machikoro'")
-    players: int = Field(description="number of players")
-    options: dict[str, str | int] = Field(default_factory=dict)
+    model_config = STRICT
+
+    game: str = Field(max_length=40, json_schema_extra=_known_games,
+                      description="game id, e.g. 'machikoro' (GET /catalog lists them)")
+    players: Annotated[int, Field(ge=1, le=16), WHOLE] = Field(description="number of players (the game's own range applies: 400 beyond)")
+    options: dict[Annotated[str, Field(max_length=40)], str | Annotated[int, Field(ge=-MAX_ID, le=MAX_ID), WHOLE]] = Field(
+        default_factory=dict, max_length=32)
     seats: list[SeatSpec] | None = Field(
-        default=None, description="one entry per seat; default: me plus open invitations"
+        default=None, max_length=16, description="one entry per seat; default: me plus open invitations"
     )
-    time_control: str | dict[str, str | int | float] | None = Field(
+    time_control: (Annotated[str, Field(max_length=40)]
+                   | dict[Annotated[str, Field(max_length=20)], Annotated[str, Field(max_length=40)] | int | float]
+                   | None) = Field(
         default=None,
         description="none (default); a fixed time per move {'kind': 'move', 'days': 1|2|3|5|7|14} or 'move:3'; "
         "a time bank {'kind': 'bank', 'start_days': 3, 'add_days': 1, 'max_days': 14} or 'bank:3+1/14'",
@@ -113,22 +141,21 @@ class NewGame(BaseModel):
 
 
 class AbandonVote(BaseModel):
+    model_config = STRICT
+
     agree: bool = Field(default=True, description="true: offer (creator) or agree; false: decline the offer")
 
 
 class VacationIn(BaseModel):
-    days: float = Field(gt=0, le=30, description="how long, in days (at most 30 per calendar year)")
+    days: float = Field(gt=0, strict=True, le=30, description="how long, in days (at most 30 per calendar year)")
     starts: datetime | None = Field(default=None, description="when it starts (default: now)")
 
 
 class Move(BaseModel):
-    action: str = Field(description="one engine action, e.g. 'roll:1'")
-    seq: int = Field(description="the sequence number of the state the move was made against")
+    model_config = STRICT
 
-
-class TokenOut(BaseModel):
-    token: str
-    user: dict[str, Any]
+    action: str = Field(min_length=1, max_length=MAX_ACTION, description="one engine action, e.g. 'roll:1' (or 'undo')")
+    seq: Seq = Field(description="the sequence number of the state the move was made against")
 
 
 def user_json(user: UserInfo) -> dict[str, Any]:
@@ -142,8 +169,10 @@ def user_json(user: UserInfo) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- accounts
-@router.post("/users", status_code=201, response_model=TokenOut, summary="Register and get an API token")
+@router.post("/users", status_code=201, response_model=m.TokenOut, responses=refusals(409, 429),
+             summary="Register and get an API token")
 def register(body: Registration, request: Request) -> dict[str, Any]:
+    """400 for a name or password the site does not accept, 409 when the name is taken."""
     portal = portal_of(request)
     store = portal.store
     portal.limits.hit("register", client_address(request))
@@ -151,7 +180,8 @@ def register(body: Registration, request: Request) -> dict[str, Any]:
     return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
 
 
-@router.post("/guests", status_code=201, response_model=TokenOut, summary="A 24-hour guest account")
+@router.post("/guests", status_code=201, response_model=m.TokenOut, responses=refusals(429),
+             summary="A 24-hour guest account")
 async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     portal = portal_of(request)
     store = portal.store
@@ -160,8 +190,10 @@ async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
 
 
-@router.post("/tokens", status_code=201, response_model=TokenOut, summary="Log in: a new API token")
+@router.post("/tokens", status_code=201, response_model=m.TokenOut, responses=refusals(401, 403, 429),
+             summary="Log in: a new API token")
 def token(body: Credentials, request: Request) -> dict[str, Any]:
+    """401 for a wrong name or password, 403 for a blocked account, 429 while the login brake holds."""
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
@@ -171,7 +203,7 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
     return {"token": token, "user": user_json(user)}
 
 
-@router.get("/me", summary="Who I am")
+@router.get("/me", response_model=m.UserOut, summary="Who I am")
 async def me(user: User) -> dict[str, Any]:
     return user_json(user)
 
@@ -186,9 +218,13 @@ def token_json(t: TokenInfo) -> dict[str, Any]:
     }
 
 
-@router.get("/tokens", summary="My API tokens (label, creation, last use, expiry; never the token itself)")
-async def list_tokens(request: Request, user: User) -> list[dict[str, Any]]:
-    return [token_json(t) for t in portal_of(request).store.tokens(user.id)]
+@router.get("/tokens", response_model=m.TokenPage,
+            summary="My API tokens, newest first (label, creation, last use, expiry; never the token itself)")
+async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+                      ) -> dict[str, Any]:
+    tokens = sorted(portal_of(request).store.tokens(user.id), key=lambda t: t.id, reverse=True)
+    page = paginate(tokens, lambda t: (t.id,), limit, cursor, descending=True)
+    return {"items": [token_json(t) for t in page["items"]], "next_cursor": page["next_cursor"]}
 
 
 @router.delete("/tokens/{token_id}", status_code=204, summary="Revoke one of my API tokens at once")
@@ -200,13 +236,16 @@ async def revoke_token(
 
 
 class PasswordChange(BaseModel):
+    model_config = STRICT
+
     current: str = Field(max_length=200, description="the password now")
-    new: str = Field(max_length=200, description="the new password (at least 8 characters)")
+    new: str = Field(min_length=MIN_PASSWORD, max_length=200, description="the new password")
 
 
-@router.post("/password", status_code=204,
+@router.post("/password", status_code=204, responses=refusals(429),
              summary="Change my password; every other session and API token ends")
 def change_password(body: PasswordChange, request: Request, user: User) -> Response:
+    """400 for a new password the site does not accept, 401 for a wrong current one."""
     change_password_braked(request, user, body.current, body.new)
     return Response(status_code=204)
 
@@ -219,18 +258,24 @@ async def logout_everywhere(request: Request, user: User) -> Response:
 
 
 # ----------------------------------------------------------------------------- games
-@router.get("/catalog", summary="The games this server offers, with their options")
-async def catalog(request: Request, lang: Lang = None) -> list[dict[str, Any]]:
-    return [eng.load(gid).to_json() for gid in eng.games()]
+@router.get("/catalog", response_model=m.CatalogPage, summary="The games this server offers, with their options")
+async def catalog(request: Request, lang: Lang = None, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+                  ) -> dict[str, Any]:
+    kinds = list(enumerate(eng.games()))  # the catalogue's order: a kind's place is its key
+    page = paginate(kinds, lambda k: (k[0],), limit, cursor)
+    return {"items": [eng.load(gid).to_json() for _, gid in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@router.get("/games", summary="List games: open invitations, or mine")
+@router.get("/games", response_model=m.GamePage, responses=refusals(401),
+            summary="List games, newest first: open invitations, or mine (401 for 'mine' without a login)")
 async def list_games(
     request: Request,
     user: MaybeUser,
     which: Annotated[Literal["open", "mine"], Query(description="open invitations or my games")] = "open",
     lang: Lang = None,
-) -> list[dict[str, Any]]:
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> dict[str, Any]:
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     if which == "mine":
@@ -240,11 +285,16 @@ async def list_games(
         games = groups["running"] + groups["open"] + groups["finished"]
     else:
         games = store.open_games(user)
-    return [game_summary(g, user, language) for g in games]
+    games = sorted(games, key=lambda g: g.id, reverse=True)
+    page = paginate(games, lambda g: (g.id,), limit, cursor, descending=True)
+    return {"items": [game_summary(g, user, language) for g in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@router.post("/games", status_code=201, summary="Create a game")
+@router.post("/games", status_code=201, response_model=m.GameOut, responses=refusals(404, 409, 429),
+             summary="Create a game")
 async def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
+    """400 for a game, player count, option or seat list the game does not offer; 404 for an unknown
+    game or invited user; 429 beyond the open games one may have waiting (or the creation rate)."""
     store = portal_of(request).store
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
     limit_game_creation(request, user)
@@ -252,7 +302,7 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
     return game_summary(store.game(gid), user, user.lang)
 
 
-@router.get("/next", summary="The game where it is my turn that has waited longest")
+@router.get("/next", response_model=m.NextGameOut, summary="The game where it is my turn that has waited longest")
 async def next_game(request: Request, user: User) -> dict[str, Any]:
     gid = portal_of(request).store.next_waiting(user.id)
     return {"game": gid}
@@ -270,7 +320,8 @@ def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str,
         return out
 
 
-@router.get("/games/{game_id}", summary="A game as I may see it: my view, my legal actions, the log")
+@router.get("/games/{game_id}", response_model=m.GameStateOut,
+            summary="A game as I may see it: my view, my legal actions, the log")
 async def get_game(
     game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
     log: Annotated[bool, Query(description="include the game log")] = True,
@@ -279,29 +330,43 @@ async def get_game(
     return JSONResponse(state)
 
 
-@router.post("/games/{game_id}/join", summary="Take an open seat or accept an invitation")
+GAME_REFUSALS = refusals(403, 409)
+
+
+@router.post("/games/{game_id}/join", response_model=m.GameOut, responses=refusals(403, 409, 429),
+             summary="Take an open seat or accept an invitation")
 async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     info = portal_of(request).store.join(game_id, user)
     return game_summary(info, user, user.lang)
 
 
-@router.post("/games/{game_id}/leave", summary="Give back my seat before the game starts")
+@router.post("/games/{game_id}/leave", response_model=m.GameOut, responses=GAME_REFUSALS,
+             summary="Give back my seat before the game starts")
 async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.leave(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
-@router.post("/games/{game_id}/cancel", summary="Cancel my invitation before the game starts")
+@router.post("/games/{game_id}/cancel", response_model=m.GameOut, responses=GAME_REFUSALS,
+             summary="Cancel my invitation before the game starts")
 async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.cancel(game_id, user)
     return game_summary(store.game(game_id), user, user.lang)
 
 
-@router.post("/games/{game_id}/actions", summary="Submit one action, made against sequence number seq")
+MOVE_REFUSALS = refusals(403, 409, 429)
+
+
+@router.post("/games/{game_id}/actions", response_model=m.GameStateOut, responses=MOVE_REFUSALS,
+             summary="Submit one action, made against sequence number seq")
 async def submit(game_id: GameId, body: Move, request: Request, user: User, lang: Lang = None) -> JSONResponse:
-    """Apply the move; the answer is my new view and legal actions (as GET /api/games/{id} without the log)."""
+    """Apply the move; the answer is my new view and legal actions (as GET /api/v1/games/{id} without the log).
+
+    Refusals by the game's state or rules are 409: ``stale`` (seq is not the game's number now),
+    ``not_your_turn``, ``illegal`` (the rules do not allow it), ``conflict`` (the game is not running);
+    403 when I have no seat in the game; 429 beyond the move rate."""
     language = lang or user.lang
     answer: dict[str, Any] = {}
 
@@ -326,10 +391,13 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
 
 
 class UndoRequest(BaseModel):
-    seq: int = Field(description="the sequence number of the state the undo was asked against")
+    model_config = STRICT
+
+    seq: Seq = Field(description="the sequence number of the state the undo was asked against")
 
 
-@router.post("/games/{game_id}/undo", summary="Take back my last action (while can_undo is true)")
+@router.post("/games/{game_id}/undo", response_model=m.GameStateOut, responses=MOVE_REFUSALS,
+             summary="Take back my last action (while can_undo is true)")
 async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User, lang: Lang = None) -> JSONResponse:
     """Allowed while no other seat has acted and no chance outcome was drawn since my last action
     (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and nothing changes.
@@ -353,32 +421,38 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
     return JSONResponse(answer)
 
 
-@router.get("/games/{game_id}/record", summary="The game record (secrets hidden until the game is over)")
-async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> dict[str, Any]:
+@router.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),
+            summary="The game record (secrets hidden until the game is over; 409 before it starts)")
+async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> JSONResponse:
     store = portal_of(request).store
     info = store.game(game_id)
     viewer: int | str | None = "all" if info.over else info.seat_of(user.id if user else None)
-    return store.record(game_id, viewer)
+    return JSONResponse(store.record(game_id, viewer))  # the record exactly as the engine writes it
 
 
-@router.get("/games/{game_id}/log", summary="The game log as sentences in my language")
-async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None) -> list[dict[str, Any]]:
+@router.get("/games/{game_id}/log", response_model=m.LogEntryPage, responses=refusals(409),
+            summary="The game log as sentences in my language, oldest first (409 before the game starts)")
+async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
+                  limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     with store.state(game_id) as (info, tracked):
         if tracked is None:
-            raise BadRequest("the game has not started yet", code_key="not_started")
-        return tracked.log_for(info.seat_of(user.id) if user else None, language)
+            raise Conflict("the game has not started yet", code_key="not_started")
+        lines = tracked.log_for(info.seat_of(user.id) if user else None, language)
+    return paginate(lines, lambda line: (line["n"],), limit, cursor)
 
 
 # ----------------------------------------------------------------------------- leaving and absences
-@router.post("/games/{game_id}/resign", summary="Resign: a bot plays on for my seat, and I am placed last")
+@router.post("/games/{game_id}/resign", response_model=m.GameOut, responses=GAME_REFUSALS,
+             summary="Resign: a bot plays on for my seat, and I am placed last")
 def resign(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     info = portal_of(request).store.resign(game_id, user)
     return game_summary(info, user, user.lang)
 
 
-@router.post("/games/{game_id}/abandon", summary="Offer (creator), agree to or decline abandoning a game")
+@router.post("/games/{game_id}/abandon", response_model=m.GameOut, responses=GAME_REFUSALS,
+             summary="Offer (creator), agree to or decline abandoning a game")
 def abandon(game_id: GameId, body: AbandonVote, request: Request, user: User) -> dict[str, Any]:
     info = portal_of(request).store.vote_abandon(game_id, user, body.agree)
     return game_summary(info, user, user.lang)
@@ -394,12 +468,14 @@ def vacation_json(request: Request, user: UserInfo) -> dict[str, Any]:
     }
 
 
-@router.get("/vacation", summary="My vacations this year: days used and left, current and coming absences")
+@router.get("/vacation", response_model=m.VacationOut,
+            summary="My vacations this year: days used and left, current and coming absences")
 def get_vacation(request: Request, user: User) -> dict[str, Any]:
     return vacation_json(request, user)
 
 
-@router.post("/vacation", status_code=201, summary="Declare an absence: my clocks pause while it lasts")
+@router.post("/vacation", status_code=201, response_model=m.VacationOut, responses=refusals(409),
+             summary="Declare an absence: my clocks pause while it lasts")
 def post_vacation(body: VacationIn, request: Request, user: User) -> dict[str, Any]:
     portal_of(request).store.declare_vacation(user, body.days, body.starts)
     return vacation_json(request, user)

@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -64,6 +65,24 @@ SERVE_ENV = "LUDOTHEK_SERVE"
 
 def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def allowed_methods(app: FastAPI, path: str) -> str | None:
+    """Every method the API's schema documents at ``path``, for a 405's ``Allow`` (None: not an API path).
+
+    Starlette names the methods of the first route with this path, but the methods of one path are
+    spread over several routes (PUT and DELETE /friends/{name}); the schema knows them all.
+    """
+    table: list[tuple[re.Pattern[str], str]] | None = getattr(app.state, "allow_table", None)
+    if table is None:
+        table = [(re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"),
+                  ", ".join(sorted(m.upper() for m in ops)))
+                 for template, ops in app.openapi().get("paths", {}).items()]
+        app.state.allow_table = table
+    for pattern, methods in table:
+        if pattern.match(path):
+            return methods
+    return None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -207,6 +226,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405 and (allow := allowed_methods(app, request.url.path)) is not None:
+            exc.headers = {**(exc.headers or {}), "Allow": allow}
         if _wants_json(request):
             # The headers matter: a 405 names the allowed methods in `Allow`.
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code, headers=exc.headers)

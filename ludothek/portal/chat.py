@@ -69,7 +69,7 @@ class ChatOut(BaseModel):
 
 
 class ChatIn(BaseModel):
-    text: str = Field(description=f"plain text, at most {MAX_CHAT_LENGTH} characters; control characters are "
+    text: str = Field(max_length=4 * MAX_CHAT_LENGTH, description=f"plain text, at most {MAX_CHAT_LENGTH} characters; control characters are "
                       "taken out, tabs and line breaks become spaces")
 
 

@@ -11,17 +11,19 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage import GameInfo, NotFound, UserInfo
+from ludothek.storage import BadRequest, GameInfo, NotFound, UserInfo
 from ludothek.storage.history import ReplayBook, replay_seats
 from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.storage.ratings import RatingInfo
 
 from .api import Lang, MaybeUser, User
+from .apimodels import RecordOut, SeatResultOut
 from .context import GameId, lang_of, portal_of
+from .contract import WHOLE, refusals
 from .i18n import pick
 
 router = APIRouter(tags=["community"])
@@ -69,14 +71,19 @@ class ReplayStepOut(BaseModel):
     view: dict[str, Any] = Field(description="the game's view for `seat` at this step")
     log: list[LogLine] = Field(description="the last lines of the log up to this step (`log` of them), as this viewer may read it")
     extras: list[ReplayExtra] = Field(description="items of other concerns written up to this step (chat)")
-    result: list[dict[str, Any]] | None = Field(description="the final result, at the last step of a finished game")
+    result: list[SeatResultOut] | None = Field(description="the final result, at the last step of a finished game")
 
 
 class RecordIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     record: dict[str, Any] = Field(description="a game record (format ludothek-record/1)")
-    step: int | None = Field(default=None, ge=0, description="the step to show (default: the last)")
-    log: int = Field(default=100, ge=0, le=100_000, description="how many of the last log lines to include")
-    seat: int | None = Field(default=None, ge=0, le=15, description="whose view (default: a spectator)")
+    step: Annotated[int, Field(ge=0, le=1_000_000), WHOLE] | None = Field(
+        default=None, description="the step to show (default: the last)")
+    log: Annotated[int, Field(ge=0, le=100_000), WHOLE] = Field(
+        default=100, description="how many of the last log lines to include")
+    seat: Annotated[int, Field(ge=0, le=15), WHOLE] | None = Field(
+        default=None, description="whose view (default: a spectator)")
     lang: Literal["de", "en"] | None = None
 
 
@@ -104,7 +111,7 @@ class GameRef(BaseModel):
     status: str
     seq: int
     players: list[str]
-    result: list[dict[str, Any]] | None
+    result: list[SeatResultOut] | None
 
 
 class ProfileOut(BaseModel):
@@ -120,7 +127,8 @@ class ProfileOut(BaseModel):
 
 class ProfileIn(BaseModel):
     about: str | None = Field(default=None, max_length=4 * ABOUT_MAX, description=f"plain text, at most {ABOUT_MAX} characters")
-    languages: list[str] | None = Field(default=None, description=f"codes from: {', '.join(LANGUAGE_CODES)}")
+    languages: list[Annotated[str, Field(pattern="^(" + "|".join(LANGUAGE_CODES) + ")$")]] | None = Field(
+        default=None, max_length=len(LANGUAGE_CODES), description=f"codes from: {', '.join(LANGUAGE_CODES)}")
 
 
 class LeaderRow(BaseModel):
@@ -158,6 +166,10 @@ class RatingHistoryOut(BaseModel):
 
 
 # ----------------------------------------------------------------------------- helpers
+def seat_results(result: list[dict[str, Any]] | None) -> list[SeatResultOut] | None:
+    return None if result is None else [SeatResultOut.model_validate(r) for r in result]
+
+
 def rating_out(r: RatingInfo | None) -> RatingOut | None:
     if r is None:
         return None
@@ -166,7 +178,7 @@ def rating_out(r: RatingInfo | None) -> RatingOut | None:
 
 def game_ref(info: GameInfo, lang: str) -> GameRef:
     return GameRef(id=info.id, game=info.game, title=pick(eng.load(info.game).title, lang), status=info.status,
-                   seq=info.seq, players=info.seat_names(), result=info.result)
+                   seq=info.seq, players=info.seat_names(), result=seat_results(info.result))
 
 
 def replay_out(book: ReplayBook, game_id: int | None, step: int, seat: int | None, seats: list[int | None],
@@ -177,7 +189,7 @@ def replay_out(book: ReplayBook, game_id: int | None, step: int, seat: int | Non
         game=book.game.id, id=game_id, step=step, last=book.length, seat=seat, seats=seats, names=names,
         to_move=to_move if to_move >= 0 else None, finished=state.is_terminal(), view=state.view(seat),
         log=[LogLine(**line) for line in log], extras=[ReplayExtra(**e) for e in extras],
-        result=result if state.is_terminal() else None,
+        result=seat_results(result) if state.is_terminal() else None,
     )
 
 
@@ -206,7 +218,7 @@ def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = No
                    earlier=first if first > 1 else None)
 
 
-@router.get("/games/{game_id}/replay/{step}", response_model=ReplayStepOut,
+@router.get("/games/{game_id}/replay/{step}", response_model=ReplayStepOut, responses=refusals(400, 403),
             summary="The game after `step` entries, from a seat's view (any seat once the game is over)")
 def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)], request: Request, user: MaybeUser,
                 seat: SeatParam = None, lang: Lang = None, log: LogLimit = 100) -> ReplayStepOut:
@@ -216,13 +228,19 @@ def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)],
     store = portal_of(request).store
     language = lang or lang_of(request, user)
     uid = user.id if user else None
-    info, rs = store.replay_step(game_id, step, seat, uid, language)
+    try:
+        info, rs = store.replay_step(game_id, step, seat, uid, language)
+    except BadRequest as exc:
+        if exc.params.get("code_key") != "bad_step":
+            raise
+        raise NotFound(exc.message, **exc.params) from None  # a step the game has not reached: no such resource
     book = store.replay_book(info)
     return replay_out(book, info.id, rs.step, rs.seat, replay_seats(info, uid), rs.state, _last(rs.log, log),
                       rs.extras, info.seat_names(), info.result)
 
 
-@router.get("/games/{game_id}/record.json", summary="Download the record of a finished game as a file")
+@router.get("/games/{game_id}/record.json", response_model=RecordOut, responses=refusals(403),
+            summary="Download the record of a finished game as a file")
 def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
     from .community import record_download
 

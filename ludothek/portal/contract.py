@@ -27,7 +27,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 from fastapi import APIRouter, FastAPI, Path, Query
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ludothek.storage import StoreError
 from ludothek.storage.models import MAX_ID
@@ -124,6 +124,17 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------- bounds
+def _whole_number(value: Any) -> Any:
+    """JSON Schema counts ``426.0`` as an integer: take it as 426 (strict models refuse other floats)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
+
+
+#: Put last in ``Annotated[int, Field(ge=..., le=...), WHOLE]`` for an integer in a request body (a
+#: JSON number without a fraction): the input models are strict (``"1"`` or ``true`` for a number is
+#: 422), and this lets ``2.0`` through as JSON Schema allows.  (Last, so the bounds stay in the schema.)
+WHOLE = BeforeValidator(_whole_number)
 #: An id in a path: bounded like the database column (int4 on PostgreSQL), so an id beyond it is
 #: "not found" (404, like any id nobody has) instead of a driver's overflow error.
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]

@@ -21,7 +21,7 @@ from ludothek.storage.social import BlockInfo, FriendInfo
 
 from .api import User
 from .context import portal_of
-from .contract import refusals
+from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
 from .i18n import t, tn
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 
@@ -53,13 +53,22 @@ def block_json(b: BlockInfo) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- JSON API
-@api.get("/friends", response_model=list[FriendOut],
-         summary="My friend list (one-way), each with their last activity")
-async def list_friends(request: Request, user: User) -> list[dict[str, Any]]:
-    return [friend_json(f) for f in portal_of(request).store.friends(user.id)]
+def _newest_first(since: datetime, user_id: int) -> tuple[int, int]:
+    """The page key of a list entry: when it was added (microseconds), then the user's id."""
+    return (int(since.timestamp() * 1_000_000), user_id)
 
 
-@api.put("/friends/{name}", response_model=FriendOut, responses={**refusals(400, 409), 201: {"description": "added"}},
+@api.get("/friends", response_model=Page[FriendOut],
+         summary="My friend list (one-way), newest first, each with their last activity")
+async def list_friends(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+                       ) -> dict[str, Any]:
+    friends = sorted(portal_of(request).store.friends(user.id), key=lambda f: _newest_first(f.since, f.user_id),
+                     reverse=True)
+    page = paginate(friends, lambda f: _newest_first(f.since, f.user_id), limit, cursor, descending=True)
+    return {"items": [friend_json(f) for f in page["items"]], "next_cursor": page["next_cursor"]}
+
+
+@api.put("/friends/{name}", response_model=FriendOut, responses={**refusals(400, 409), 201: {"model": FriendOut, "description": "added"}},
          summary="Put a user on my friend list (200 if they were on it already)")
 async def add_friend(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
     entry, new = portal_of(request).store.befriend(user, name)
@@ -73,12 +82,16 @@ async def remove_friend(name: Name, request: Request, user: User) -> Response:
     return Response(status_code=204)
 
 
-@api.get("/blocks", response_model=list[BlockOut], summary="The users I have blocked")
-async def list_blocks(request: Request, user: User) -> list[dict[str, Any]]:
-    return [block_json(b) for b in portal_of(request).store.blocks(user.id)]
+@api.get("/blocks", response_model=Page[BlockOut], summary="The users I have blocked, newest first")
+async def list_blocks(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+                      ) -> dict[str, Any]:
+    blocks = sorted(portal_of(request).store.blocks(user.id), key=lambda b: _newest_first(b.since, b.user_id),
+                    reverse=True)
+    page = paginate(blocks, lambda b: _newest_first(b.since, b.user_id), limit, cursor, descending=True)
+    return {"items": [block_json(b) for b in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@api.put("/blocks/{name}", response_model=BlockOut, responses={**refusals(400, 409), 201: {"description": "blocked"}},
+@api.put("/blocks/{name}", response_model=BlockOut, responses={**refusals(400, 409), 201: {"model": BlockOut, "description": "blocked"}},
          summary="Block a user: no invitations, no shared waiting games, no chat from them (200 if already)")
 async def add_block(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
     entry, new = portal_of(request).store.block(user, name)

@@ -14,15 +14,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from ludothek.storage import Store, StoreError, UserInfo
+from ludothek.storage.accounts import MIN_PASSWORD
 from ludothek.storage.notify_prefs import LinkRefused
 from ludothek.workers.mail_links import MailLinks
 
+from . import apimodels as m
 from .api import User
 from .context import current_user, lang_of, log_out, portal_of, session_of
+from .contract import WHOLE, refusals
 from .gameview import game_summary
 from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
@@ -216,9 +219,12 @@ class EmailIn(BaseModel):
 
 
 class PrefsIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     turns: Literal["each", "digest", "off"] | None = Field(
         default=None, description="'each': a mail when a game becomes my turn; 'digest': one a day; 'off'")
-    digest_hour: int | None = Field(default=None, ge=0, le=23, description="the digest's hour in `timezone`")
+    digest_hour: Annotated[int, Field(ge=0, le=23), WHOLE] | None = Field(
+        default=None, description="the digest's hour in `timezone`")
     timezone: str | None = Field(default=None, max_length=64, description="IANA name, e.g. Europe/Berlin")
     invites: bool | None = Field(default=None, description="mail when someone invites me")
     ended: bool | None = Field(default=None, description="mail with the result when a game of mine ends")
@@ -233,7 +239,7 @@ class TokenIn(BaseModel):
 
 
 class ResetConfirmIn(TokenIn):
-    password: str = Field(max_length=200)
+    password: str = Field(min_length=MIN_PASSWORD, max_length=200)
 
 
 def notifications_json(store: Store, user_id: int) -> dict[str, Any]:
@@ -241,19 +247,19 @@ def notifications_json(store: Store, user_id: int) -> dict[str, Any]:
     return {"email": {"address": email.address, "pending": email.pending}, **store.prefs(user_id).to_json()}
 
 
-@api.get("/me/notifications", summary="My e-mail address (only I see it) and notification settings")
+@api.get("/me/notifications", response_model=m.NotificationsOut, summary="My e-mail address (only I see it) and notification settings")
 def get_notifications(request: Request, user: User) -> dict[str, Any]:
     return notifications_json(portal_of(request).store, user.id)
 
 
-@api.put("/me/notifications", summary="Change notification settings (only the fields given)")
+@api.put("/me/notifications", response_model=m.NotificationsOut, summary="Change notification settings (only the fields given)")
 def put_notifications(request: Request, body: PrefsIn, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     store.set_prefs(user.id, **body.model_dump())
     return notifications_json(store, user.id)
 
 
-@api.post("/me/email", status_code=202,
+@api.post("/me/email", status_code=202, response_model=m.NotificationsOut, responses=refusals(409, 429),
           summary="Set my e-mail address: it counts once the link in the confirmation mail is opened (48 h). "
                   "At most 5 verification or reset mails an hour (429 beyond).")
 def post_email(request: Request, body: EmailIn, user: User) -> dict[str, Any]:
@@ -269,14 +275,14 @@ def delete_email(request: Request, user: User) -> Response:
     return Response(status_code=204)
 
 
-@api.post("/mail/verify", summary="Confirm an address with the token from its mail (single use, 48 h)")
+@api.post("/mail/verify", response_model=m.VerifiedOut, responses=refusals(409), summary="Confirm an address with the token from its mail (single use, 48 h)")
 def api_verify(request: Request, body: TokenIn) -> dict[str, Any]:
     data = links_of(request).check(body.token, "verify")
     portal_of(request).store.verify_email(data["u"], str(data.get("a")), data["n"])
     return {"verified": True}
 
 
-@api.post("/mail/unsubscribe", summary="Unsubscribe from every notification with a mail's token (no login)")
+@api.post("/mail/unsubscribe", response_model=m.PrefsOut, summary="Unsubscribe from every notification with a mail's token (no login)")
 def api_unsubscribe(request: Request, body: TokenIn) -> dict[str, Any]:
     data = links_of(request).check(body.token, "unsubscribe")
     store = portal_of(request).store
@@ -284,7 +290,7 @@ def api_unsubscribe(request: Request, body: TokenIn) -> dict[str, Any]:
     return store.prefs(data["u"]).to_json()
 
 
-@api.post("/password-reset", status_code=202,
+@api.post("/password-reset", status_code=202, response_model=m.AcceptedOut, responses=refusals(429),
           summary="Ask for a password-reset mail; the answer never says whether the account exists")
 def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
     portal_of(request).store.request_reset(body.who)
@@ -292,7 +298,7 @@ def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
     return {"detail": "if there is an account with a confirmed address for this, a link is on its way"}
 
 
-@api.post("/password-reset/confirm", status_code=204,
+@api.post("/password-reset/confirm", status_code=204, responses=refusals(409),
           summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
 def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     data = links_of(request).check(body.token, "reset")
@@ -300,7 +306,7 @@ def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     return Response(status_code=204)
 
 
-@api.get("/me/waiting", summary="The games waiting for my move (what the tab title counts)")
+@api.get("/me/waiting", response_model=m.WaitingOut, summary="The games waiting for my move (what the tab title counts)")
 def me_waiting(request: Request, user: User) -> dict[str, Any]:
     store = portal_of(request).store
     games = []

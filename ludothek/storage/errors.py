@@ -52,7 +52,9 @@ class BadRequest(StoreError):
     code = "bad_request"
 
 
-class IllegalMove(BadRequest):
+class IllegalMove(Conflict):
+    """The game's rules do not allow this action now: a refusal by the game, like `NotYourTurn` (409)."""
+
     code = "illegal"
 
 

@@ -33,6 +33,8 @@ from .text import check_text
 from .timecontrol import clock_after_move, placed_last
 from .tracked import Tracked, undone_rows
 
+#: The longest action any game writes, with room to spare (the API refuses longer ones with 422).
+MAX_ACTION = 200
 
 class PlayStore(LobbyStore):
     """Running games: their states, records and moves."""
@@ -150,8 +152,8 @@ class PlayStore(LobbyStore):
         is called with the new position while the game is still locked.
         Refusals: `StaleMove`, `NotYourTurn`, `IllegalMove`, `Conflict`.
         """
-        if not isinstance(action, str) or not action or len(action) > 200:
-            raise BadRequest("an action is a non-empty string of at most 200 characters")
+        if not isinstance(action, str) or not action or len(action) > MAX_ACTION:
+            raise BadRequest(f"an action is a non-empty string of at most {MAX_ACTION} characters")
         check_text(action, "the action")
         if isinstance(seq, bool) or not isinstance(seq, int):
             raise BadRequest("seq must be a whole number: the sequence number you saw")

@@ -81,3 +81,15 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     reset_database(url)
     yield url
     reset_database(url)
+
+
+def all_pages(client: TestClient, url: str, headers: dict[str, str] | None = None) -> list[Any]:
+    """Every item of a paginated API list, following ``next_cursor`` to the last page."""
+    items: list[Any] = []
+    sep = "&" if "?" in url else "?"
+    page = client.get(f"{url}{sep}limit=200", headers=headers).json()
+    while True:
+        items += page["items"]
+        if page["next_cursor"] is None:
+            return items
+        page = client.get(f"{url}{sep}limit=200&cursor={page['next_cursor']}", headers=headers).json()

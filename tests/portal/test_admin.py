@@ -117,11 +117,13 @@ def test_admin_api(client: TestClient, db_url: str, capsys: pytest.CaptureFixtur
     assert r.status_code == 403 and r.json()["code"] == "forbidden"
     assert main(["admin", "make-admin", "anna", "--db", db_url]) == 0
     capsys.readouterr()
-    first = client.get("/api/admin/users?limit=2", headers=anna).json()
+    page = client.get("/api/admin/users?limit=2", headers=anna).json()
+    first = page["items"]
     assert [u["name"] for u in first] == ["anna", "bert"] and first[0]["admin"] is True
-    rest = client.get(f"/api/admin/users?after={first[-1]['id']}", headers=anna).json()
-    assert [u["name"] for u in rest] == ["carl0", "carl1", "carl2"]
-    assert [u["name"] for u in client.get("/api/admin/users?search=CARL1", headers=anna).json()] == ["carl1"]
+    rest = client.get(f"/api/admin/users?cursor={page['next_cursor']}", headers=anna).json()
+    assert [u["name"] for u in rest["items"]] == ["carl0", "carl1", "carl2"] and rest["next_cursor"] is None
+    found = client.get("/api/admin/users?search=CARL1", headers=anna).json()["items"]
+    assert [u["name"] for u in found] == ["carl1"]
     bert_id = first[1]["id"]
     blocked = client.post(f"/api/admin/users/{bert_id}/block", headers=anna)
     assert blocked.status_code == 200 and blocked.json()["blocked_at"] is not None

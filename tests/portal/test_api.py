@@ -61,8 +61,9 @@ def test_register_login_me_and_tokens(client: TestClient) -> None:
     assert r.status_code == 201
     assert client.get("/api/me", headers={"Authorization": f"Bearer {r.json()['token']}"}).json()["name"] == "alice"
     refused(client, "POST", "/api/users", 409, "taken", json={"name": "Alice", "password": "longenough"})
-    refused(client, "POST", "/api/users", 400, "user name", json={"name": "a", "password": "longenough"})
-    refused(client, "POST", "/api/users", 400, "password", json={"name": "carol", "password": "short"})
+    refused(client, "POST", "/api/users", 422, "name", json={"name": "a", "password": "longenough"})
+    refused(client, "POST", "/api/users", 422, "password", json={"name": "carol", "password": "short"})
+    refused(client, "POST", "/api/users", 400, "guest", json={"name": "guest-carol", "password": "longenough"})
     refused(client, "POST", "/api/tokens", 401, "wrong user name or password",
             json={"name": "alice", "password": "nope-nope"})
     refused(client, "GET", "/api/me", 401, "log in")
@@ -86,7 +87,7 @@ def test_failed_logins_are_slowed_down(client: TestClient) -> None:
 
 
 def test_catalog_lists_games_with_options(client: TestClient) -> None:
-    games = {g["id"]: g for g in client.get("/api/catalog").json()}
+    games = {g["id"]: g for g in client.get("/api/catalog").json()["items"]}
     assert games["toypig"]["options"][0]["label"] == {"de": "Länge", "en": "Length"}
 
 
@@ -95,12 +96,12 @@ def test_create_join_play_and_record(client: TestClient, two: Any) -> None:
     r = client.post("/api/games", json={"game": "toypig", "players": 2, "options": {"length": "short"}}, headers=h1)
     assert r.status_code == 201
     gid = r.json()["id"]
-    assert [g["id"] for g in client.get("/api/games").json()] == [gid]
-    assert client.get("/api/games?which=mine", headers=h1).json()[0]["status"] == "open"
+    assert [g["id"] for g in client.get("/api/games").json()["items"]] == [gid]
+    assert client.get("/api/games?which=mine", headers=h1).json()["items"][0]["status"] == "open"
     # Joining fills the last seat and starts the game; its bot may already have played it to the
     # end by the time the answer is read (the bot runner works in its own thread).
     assert client.post(f"/api/games/{gid}/join", headers=h2).json()["status"] in ("running", "finished")
-    assert client.get("/api/games").json() == []
+    assert client.get("/api/games").json() == {"items": [], "next_cursor": None}
     h, g = mover(client, gid, h1, h2)
     assert g["legal"] and {"action", "text"} <= set(g["legal"][0])
     assert client.get("/api/next", headers=h).json() == {"game": gid}
@@ -109,7 +110,7 @@ def test_create_join_play_and_record(client: TestClient, two: Any) -> None:
     assert r.json()["seq"] > g["seq"] and "view" in r.json() and r.json()["log"] is None
     rec = client.get(f"/api/games/{gid}/record", headers=h1).json()
     assert rec["game"] == "toypig" and len(rec["actions"]) == r.json()["seq"]
-    log = client.get(f"/api/games/{gid}/log?lang=de", headers=h1).json()
+    log = client.get(f"/api/games/{gid}/log?lang=de&limit=200", headers=h1).json()["items"]
     assert log[-1]["text"].startswith("Aktion") or log[-1]["action"] == "?"
 
 
@@ -132,7 +133,7 @@ def test_named_invitations_and_bots(client: TestClient, two: Any) -> None:
     seats = [{"kind": "me"}, {"kind": "invite", "user": "bob"}, {"kind": "bot"}]
     gid = client.post("/api/games", json={"game": "toypig", "players": 3, "seats": seats}, headers=h1).json()["id"]
     refused(client, "POST", f"/api/games/{gid}/join", 409, "no seat is free", headers=carol)
-    assert [g["id"] for g in client.get("/api/games", headers=h2).json()] == [gid]
+    assert [g["id"] for g in client.get("/api/games", headers=h2).json()["items"]] == [gid]
     refused(client, "POST", "/api/games", 404, "no user called", headers=h1,
             json={"game": "toypig", "players": 2, "seats": [{"kind": "me"}, {"kind": "invite", "user": "zed"}]})
     refused(client, "POST", "/api/games", 400, "exactly 2 seats", headers=h1,
@@ -157,7 +158,7 @@ def test_refusals_leave_database_unchanged(client: TestClient, two: Any) -> None
     refused(client, "POST", url, 403, "do not play", json={"action": "hold", "seq": seq}, headers=stranger)
     refused(client, "POST", url, 409, "not your turn", json={"action": "hold", "seq": seq}, headers=other)
     refused(client, "POST", url, 409, "stale", json={"action": "hold", "seq": seq - 1}, headers=h)
-    refused(client, "POST", url, 400, "illegal", json={"action": "fly", "seq": seq}, headers=h)
+    refused(client, "POST", url, 409, "illegal", json={"action": "fly", "seq": seq}, headers=h)
     refused(client, "POST", url, 400, "malformed json", content=b"{not json", headers={**h, "content-type": "application/json"})
     refused(client, "POST", url, 422, "seq", json={"action": "hold"}, headers=h)
     refused(client, "POST", url, 422, "seq", json={"action": "hold", "seq": "soon"}, headers=h)
@@ -224,3 +225,59 @@ def test_seats_take_the_bots_the_portal_offers(client: TestClient) -> None:
         r = client.post("/api/games", json={"game": "toypig", "players": 2, "seats": seats}, headers=h)
         assert r.status_code == 201, r.text
         assert bot in {s["bot"] for s in r.json()["seats"]}
+
+
+@pytest.mark.parametrize("path", ["/api/v1/games/{id}", "/api/games/{id}", "/api/v1/games/{id}/record",
+                                  "/api/v1/games/{id}/log", "/api/v1/games/{id}/chat"])
+@pytest.mark.parametrize("huge", [2**31, 2**63, 2**64 + 1, 10**30])
+def test_ids_beyond_the_columns_are_not_found(client: TestClient, path: str, huge: int) -> None:
+    """Game ids beyond 64 bits once crashed with OverflowError (a 500); now: 404, like any unknown id."""
+    h = api_user(client, "alice")
+    r = client.get(path.format(id=huge), headers=h)
+    assert r.status_code == 404, r.text
+    assert r.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize("action", ["join", "cancel", "leave", "resign"])
+def test_writes_with_huge_ids_are_not_found_and_change_nothing(client: TestClient, action: str) -> None:
+    h = api_user(client, "alice")
+    refused(client, "POST", f"/api/v1/games/{2**64 + 1}/{action}", 404, "nothing at", headers=h)
+    refused(client, "POST", f"/api/v1/games/{2**64 + 1}/actions", 404, "nothing at", headers=h,
+            json={"action": "hold", "seq": 0})
+
+
+def test_out_of_range_body_numbers_are_malformed(client: TestClient, two: Any) -> None:
+    h1, h2 = two
+    gid = start_game(client, h1, h2)
+    refused(client, "POST", f"/api/v1/games/{gid}/actions", 422, "seq", headers=h1,
+            json={"action": "hold", "seq": 2**64})
+    refused(client, "POST", "/api/v1/games", 422, "players", headers=h1, json={"game": "toypig", "players": 10**20})
+    refused(client, "POST", f"/api/v1/games/{gid}/actions", 422, "action", headers=h1,
+            json={"action": "x" * 201, "seq": 0})
+
+
+def test_game_lists_are_keyset_pages_stable_under_inserts(client: TestClient) -> None:
+    h = api_user(client, "alice")
+    client.app.state.portal.store.max_open_games = 100  # type: ignore[attr-defined]
+    client.app.state.portal.limits.enabled = False  # type: ignore[attr-defined]
+    made = [client.post("/api/v1/games", json={"game": "toypig", "players": 2}, headers=h).json()["id"]
+            for _ in range(7)]
+    first = client.get("/api/v1/games?which=mine&limit=3", headers=h).json()
+    assert [g["id"] for g in first["items"]] == made[::-1][:3] and first["next_cursor"]
+    made.append(client.post("/api/v1/games", json={"game": "toypig", "players": 2}, headers=h).json()["id"])
+    second = client.get(f"/api/v1/games?which=mine&limit=3&cursor={first['next_cursor']}", headers=h).json()
+    assert [g["id"] for g in second["items"]] == made[:-1][::-1][3:6]
+    third = client.get(f"/api/v1/games?which=mine&limit=3&cursor={second['next_cursor']}", headers=h).json()
+    assert [g["id"] for g in third["items"]] == [made[0]] and third["next_cursor"] is None
+    assert client.get("/api/v1/games?which=mine&limit=0", headers=h).status_code == 422
+    assert client.get("/api/v1/games?which=mine&cursor=NOT-A-CURSOR", headers=h).status_code == 422
+
+
+def test_token_list_is_a_page(client: TestClient) -> None:
+    h = api_user(client, "alice")
+    for i in range(3):
+        client.post("/api/v1/tokens", json={"name": "alice", "password": "password-alice", "label": f"t{i}"})
+    page = client.get("/api/v1/tokens?limit=2", headers=h).json()
+    assert [t["label"] for t in page["items"]] == ["t2", "t1"]
+    rest = client.get(f"/api/v1/tokens?limit=2&cursor={page['next_cursor']}", headers=h).json()
+    assert [t["label"] for t in rest["items"]] == ["t0", "api registration"] and rest["next_cursor"] is None

@@ -67,7 +67,7 @@ def test_an_unknown_time_control_is_refused_and_nothing_is_created(client: TestC
     h = api_user(client, "ann")
     r = client.post("/api/games", json={"game": "toypig", "players": 2, "time_control": spec}, headers=h)
     assert (r.status_code in (400, 422) and "time control" in r.text.lower()) or r.status_code == 422
-    assert client.get("/api/games?which=mine", headers=h).json() == []
+    assert client.get("/api/games?which=mine", headers=h).json()["items"] == []
 
 
 def test_a_fixed_time_per_move_sets_a_deadline_and_the_api_shows_it(client: TestClient) -> None:

@@ -53,6 +53,32 @@ def test_every_refusal_is_declared_with_the_error_model(client: TestClient) -> N
             assert "Retry-After" in op["responses"]["429"]["headers"]
 
 
+def test_every_answer_has_a_closed_model(client: TestClient) -> None:
+    """Typed answers: every 2xx with a body names a model; the only open object is a game's ``view``."""
+    schema = client.get("/openapi.json").json()
+    for path, method, op in operations(schema):
+        for status, answer in op["responses"].items():
+            if status.startswith("2") and status != "204":
+                body = answer.get("content", {}).get("application/json", {}).get("schema")
+                assert body and body != {} and body.get("additionalProperties") is not True, (path, method, status)
+    open_objects: set[str] = set()
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if node.get("additionalProperties") is True:
+                open_objects.add(where)
+            for key, value in node.items():
+                walk(value, f"{where}.{key}" if key not in ("properties", "anyOf", "items") else where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for name, model in schema["components"]["schemas"].items():
+        walk(model, name)
+    # A game's view is the game's own shape; a record sent in is checked by replaying it.
+    assert open_objects == {"GameStateOut.view", "ReplayStepOut.view", "RecordIn.record"}, open_objects
+
+
 def test_a_malformed_request_names_its_fields_and_never_echoes_them(client: TestClient) -> None:
     r = client.post("/api/v1/users", json={"name": "x" * 41, "password": 12345678})
     assert r.status_code == 422

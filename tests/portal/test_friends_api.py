@@ -30,7 +30,7 @@ def refused(client: TestClient, method: str, url: str, status: int, key: str, **
 
 def test_friend_list(client: TestClient) -> None:
     ann, bob = api_user(client, "ann"), api_user(client, "bob")
-    assert client.get("/api/friends", headers=ann).json() == []
+    assert client.get("/api/friends", headers=ann).json()["items"] == []
     r = client.put("/api/v1/friends/BOB", headers=ann)
     assert r.status_code == 201, r.text
     assert r.json()["last_active"] is None  # bob has not used the site while logged in yet
@@ -39,17 +39,17 @@ def test_friend_list(client: TestClient) -> None:
     assert r.status_code == 200, r.text  # once is enough
     assert r.json()["name"] == "bob" and r.json()["guest"] is False
     assert r.json()["last_active"] is not None
-    listed = client.get("/api/friends", headers=ann).json()
+    listed = client.get("/api/friends", headers=ann).json()["items"]
     assert [f["name"] for f in listed] == ["bob"] and set(listed[0]) == {"name", "guest", "since", "last_active"}
     assert listed[0]["last_active"].endswith(("0:00Z", "5:00Z", "0:00+00:00", "5:00+00:00"))  # five-minute grain
-    assert client.get("/api/friends", headers=bob).json() == []  # one-way
+    assert client.get("/api/friends", headers=bob).json()["items"] == []  # one-way
     refused(client, "PUT", "/api/friends/ann", 400, "bad_request", headers=ann)
     refused(client, "PUT", "/api/friends/nobody", 404, "not_found", headers=ann)
     refused(client, "PUT", "/api/friends/bob", 401, "unauthorized", headers={})
     refused(client, "GET", "/api/friends", 401, "unauthorized")
     assert client.delete("/api/friends/bob", headers=ann).status_code == 204
     refused(client, "DELETE", "/api/friends/bob", 404, "not_found", headers=ann)
-    assert client.get("/api/friends", headers=ann).json() == []
+    assert client.get("/api/friends", headers=ann).json()["items"] == []
 
 
 def test_blocks_in_the_api(client: TestClient) -> None:
@@ -58,16 +58,16 @@ def test_blocks_in_the_api(client: TestClient) -> None:
     waiting = client.post("/api/games", json={"game": "toypig", "players": 3}, headers=ann).json()["id"]
     assert client.put("/api/blocks/bob", headers=ann).status_code == 201
     assert client.put("/api/blocks/bob", headers=ann).status_code == 200
-    assert [b["name"] for b in client.get("/api/blocks", headers=ann).json()] == ["bob"]
-    assert client.get("/api/friends", headers=ann).json() == []
+    assert [b["name"] for b in client.get("/api/blocks", headers=ann).json()["items"]] == ["bob"]
+    assert client.get("/api/friends", headers=ann).json()["items"] == []
     refused(client, "PUT", "/api/blocks/ann", 400, "bad_request", headers=ann)
     refused(client, "PUT", "/api/friends/ann", 403, "blocked", headers=bob)
     body = refused(client, "POST", "/api/games", 403, "blocked", headers=bob, json={
         "game": "toypig", "players": 2, "seats": [{"kind": "me"}, {"kind": "invite", "user": "ann"}]})
     assert body["detail"] == "ann does not accept invitations from you" and body["code"] == "blocked"
     refused(client, "POST", f"/api/games/{waiting}/join", 403, "blocked", headers=bob)
-    assert waiting not in [g["id"] for g in client.get("/api/games", headers=bob).json()]
-    assert waiting in [g["id"] for g in client.get("/api/games").json()]  # others still see it
+    assert waiting not in [g["id"] for g in client.get("/api/games", headers=bob).json()["items"]]
+    assert waiting in [g["id"] for g in client.get("/api/games").json()["items"]]  # others still see it
     assert client.delete("/api/blocks/bob", headers=ann).status_code == 204
     refused(client, "DELETE", "/api/blocks/bob", 404, "not_found", headers=ann)
     assert client.post(f"/api/games/{waiting}/join", headers=bob).status_code == 200
@@ -76,8 +76,11 @@ def test_blocks_in_the_api(client: TestClient) -> None:
 def test_openapi_declares_the_friend_models(client: TestClient) -> None:
     paths = {p.removeprefix("/api/v1"): ops for p, ops in client.get("/openapi.json").json()["paths"].items()
              if p.startswith("/api/v1/")}
+    schema = client.get("/openapi.json").json()
     ok = paths["/friends"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-    assert ok["items"]["$ref"].endswith("/FriendOut")
+    page = schema["components"]["schemas"][ok["$ref"].split("/")[-1]]
+    assert set(page["required"]) == {"items", "next_cursor"}
+    assert page["properties"]["items"]["items"]["$ref"].endswith("/FriendOut")
     put = paths["/friends/{name}"]["put"]["responses"]
     assert put["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/FriendOut") and "201" in put
     assert put["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/ApiError")

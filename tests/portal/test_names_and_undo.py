@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ludothek import engine as eng
-from tests.portal.conftest import page_login
+from tests.portal.conftest import all_pages, page_login
 from tests.portal.test_api import refused
 
 NAMES = ["anna", "bruno", "carla", "dora"]
@@ -155,7 +155,7 @@ def test_undo_through_the_api_restores_the_position_and_is_stored(client: TestCl
     undone = r.json()
     assert undone["seq"] == after["seq"] + 1
     assert undone["view"] == before["view"] and undone["legal"] == before["legal"]
-    log = client.get(f"/api/games/{gid}/log?lang=en", headers=other).json()
+    log = all_pages(client, f"/api/games/{gid}/log?lang=en", headers=other)
     assert log[-1]["action"] == eng.UNDO and log[-1]["text"] == f"{t['names'][mover]} takes back their last action."
     assert log[-2]["action"] == t["action"] and log[-2]["undone"] is True
     rec = client.get(f"/api/games/{gid}/record", headers=other).json()

@@ -204,7 +204,7 @@ def test_tokens_are_listed_and_revoked_at_once_on_every_process(any_db: str) -> 
         bot = a.post("/api/tokens", json={"name": "alice", "password": "password-alice", "label": "my bot",
                                           "expires_in_days": 30}).json()["token"]
         assert b.get("/api/me", headers=bearer(bot)).status_code == 200  # b has now seen (and cached) alice
-        listed = a.get("/api/tokens", headers=h).json()
+        listed = a.get("/api/tokens", headers=h).json()["items"]
         assert [t["label"] for t in listed] == ["my bot", "api registration"]
         mine = listed[0]
         assert mine["created_at"] and mine["expires_at"] and mine["last_used_at"]
@@ -215,7 +215,7 @@ def test_tokens_are_listed_and_revoked_at_once_on_every_process(any_db: str) -> 
         assert a.delete(f"/api/tokens/{mine['id']}", headers=h).status_code == 204
         assert b.get("/api/me", headers=bearer(bot)).status_code == 401, "revocation waited for a cache"
         assert a.delete(f"/api/tokens/{mine['id']}", headers=h).status_code == 404
-        assert [t["label"] for t in a.get("/api/tokens", headers=h).json()] == ["api registration"]
+        assert [t["label"] for t in a.get("/api/tokens", headers=h).json()["items"]] == ["api registration"]
 
 
 def test_an_expired_token_is_refused(any_db: str) -> None:
