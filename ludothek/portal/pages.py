@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.engine.plural import plural
 from ludothek.storage import BadRequest, StoreError, UserInfo
 
 from .context import (
@@ -109,6 +110,8 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
         "pick": lambda texts: pick_text(texts, lang),
+        # boards' counted words: plural(n, "{n} Gleis", "{n} Gleise") by the language's CLDR rule
+        "plural": lambda n, one, other: plural(int(n), lang, one, other),
         "waiting": _waiting(request, user),
     }
 

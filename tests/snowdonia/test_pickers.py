@@ -1,4 +1,4 @@
-"""Snowdonia's pickers (stock yard, workshop, build) offer exactly the legal actions of their decision."""
+"""Snowdonia's pickers (stock yard, workshop, build, conversions, the choices under contracts and trains) offer exactly the legal actions of their decision."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from ludothek import engine as eng
 from ludothek.games.snowdonia.pickers import pickers
 from tests.picker_checks import check_picker
 
-FAMILIES = {"take": ("take:",), "take_two": ("take:",), "work": ("work:",), "build": ("build:", "train:")}
+FAMILIES = {"take": ("take:",), "take_two": ("take:",), "work": ("work:",), "build": ("build:", "train:"),
+            "convert_stone": ("convert:",), "convert_steel": ("convert:",), "swap": ("swap:",), "move": ("move:",),
+            "maint": ("maint:",)}
 
 
 def test_every_legal_action_is_reachable_and_nothing_else() -> None:
@@ -33,7 +35,7 @@ def test_every_legal_action_is_reachable_and_nothing_else() -> None:
                 else:
                     assert found == []
             st.apply_action(rng.choice(legal))
-    assert {"take", "work", "build"} <= set(checked), checked
+    assert {"take", "work", "build", "move", "convert_steel"} <= set(checked), checked
 
 
 def test_stock_yard_picker_allows_one_coal() -> None:

@@ -16,9 +16,54 @@
   let inflight = null;       // {action, seq} being sent now
   const queue = [];          // clicks waiting: {action, seq}
 
-  function swapDone() {
-    document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: root() } }));
+  /* Keyboard play: every clickable board element that is no button or link gets a tab stop and the
+   * button role (Enter or Space sends its action), unless it holds other controls (those stay the tab
+   * stops then; nested controls confuse screen readers).  After a swap the focus returns to the board
+   * if it was there: to the same element if it is still offered, else to the next decision. */
+  const PLAIN = "[data-action]:not(button):not(a):not(input):not(select)";
+  const CONTROLS = "button, a[href], input, select, textarea, [data-action]";
+  let focusBefore = null;    // {action, id} of the focused board element before a swap, if any
+
+  function keyboardable(g) {
+    g.querySelectorAll(PLAIN).forEach((el) => {
+      if (el.querySelector(CONTROLS)) return;
+      if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+      if (!el.hasAttribute("role")) el.setAttribute("role", "button");
+    });
   }
+
+  function rememberFocus() {
+    const g = root();
+    const el = document.activeElement;
+    if (!g || !el || el === document.body || !g.contains(el)) { focusBefore = null; return; }
+    focusBefore = { action: el.dataset ? el.dataset.action || "" : "", id: el.id || "" };
+  }
+
+  function restoreFocus(g) {
+    const was = focusBefore;
+    focusBefore = null;
+    if (!was) return;
+    const visible = (el) => el && el.getClientRects().length > 0;
+    let el = was.id ? document.getElementById(was.id) : null;
+    if (!visible(el) && was.action) el = [...g.querySelectorAll("[data-action]")].find((e) => e.dataset.action === was.action && visible(e));
+    if (!visible(el)) el = [...g.querySelectorAll("#board .btn-accent[data-action], #board [data-action], #board form.picker button:not([disabled]), #legal [data-action]")].find(visible);
+    if (el) el.focus({ preventScroll: false });
+  }
+
+  function swapDone() {
+    const g = root();
+    if (g) { keyboardable(g); restoreFocus(g); }
+    document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: g } }));
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const el = ev.target;
+    const g = root();
+    if (!(el instanceof Element) || !el.matches(PLAIN) || !g || !g.contains(el)) return;
+    ev.preventDefault();
+    send(el.dataset.action);
+  });
 
   function setBusy(on) {
     busy = on;
@@ -41,6 +86,7 @@
     if (!g || !window.htmx) return;
     if (busy) { pending = true; return; }
     setBusy(true);
+    rememberFocus();
     htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" }).finally(next);
   }
 
@@ -48,6 +94,7 @@
     const g = root();
     if (!g || !window.htmx) return Promise.resolve();
     setBusy(true);
+    rememberFocus();
     inflight = { action: action, seq: seq };
     return htmx.ajax("POST", g.dataset.actUrl, {
       target: "#game", swap: "outerHTML",
