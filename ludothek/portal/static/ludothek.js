@@ -35,19 +35,23 @@
   function rememberFocus() {
     const g = root();
     const el = document.activeElement;
-    if (!g || !el || el === document.body || !g.contains(el)) { focusBefore = null; return; }
+    if (!g) { focusBefore = null; return; }
+    // Focus lost with the last swap (nothing to act on then): keep waiting to put it back.
+    if (!el || el === document.body) return;
+    if (!g.contains(el)) { focusBefore = null; return; }  // the player is elsewhere (chat, menu): leave it
     focusBefore = { action: el.dataset ? el.dataset.action || "" : "", id: el.id || "" };
   }
 
   function restoreFocus(g) {
     const was = focusBefore;
-    focusBefore = null;
     if (!was) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !g.contains(active)) { focusBefore = null; return; }
     const visible = (el) => el && el.getClientRects().length > 0;
     let el = was.id ? document.getElementById(was.id) : null;
     if (!visible(el) && was.action) el = [...g.querySelectorAll("[data-action]")].find((e) => e.dataset.action === was.action && visible(e));
-    if (!visible(el)) el = [...g.querySelectorAll("#board .btn-accent[data-action], #board [data-action], #board form.picker button:not([disabled]), #legal [data-action]")].find(visible);
-    if (el) el.focus({ preventScroll: false });
+    if (!visible(el)) el = [...g.querySelectorAll("#board .btn-accent[data-action], #board [data-action], #board form.picker input:not([disabled]), #board form.picker button:not([disabled]), #legal [data-action]")].find(visible);
+    if (el) { el.focus({ preventScroll: false }); focusBefore = null; }  // else: wait for a swap that offers something
   }
 
   function swapDone() {
