@@ -51,7 +51,7 @@ def states_by_decision(seeds: range) -> dict[str, Any]:
     found: dict[str, tuple[int, Any]] = {}
     for seed in seeds:
         rng = random.Random(seed)
-        st = game.new_state(2 + seed % 3)
+        st: Any = game.new_state(2 + seed % 3)
         while not st.is_terminal():
             if st.is_chance_node():
                 st.apply_action(eng.sample_chance(st, rng))
