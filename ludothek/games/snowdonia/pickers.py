@@ -149,4 +149,8 @@ def pickers(state: SnowdoniaState, legal: list[str], lang: str, describe: Callab
         found = _count_picker(kind, legal, lang, describe)
     elif kind in CHOICES:
         found = _choice_picker(kind, state, legal, lang, describe)
+    elif kind in ("window", "keep", "contract") and len(legal) >= 2:
+        # picked on the contract cards the board draws (not a generic picker): the portal folds the
+        # sentence list away as for any picker
+        found = {"id": "contracts", "kind": "cards", "actions": list(legal)}
     return [found] if found else []
