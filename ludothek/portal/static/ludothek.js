@@ -20,7 +20,7 @@
    * button role (Enter or Space sends its action), unless it holds other controls (those stay the tab
    * stops then; nested controls confuse screen readers).  After a swap the focus returns to the board
    * if it was there: to the same element if it is still offered, else to the next decision. */
-  const PLAIN = "[data-action]:not(button):not(a):not(input):not(select)";
+  const PLAIN = "[data-action]:not(button):not(a):not(input):not(select):not(tr)";  // rows keep their table role; their boards offer buttons too
   const CONTROLS = "button, a[href], input, select, textarea, [data-action]";
   let focusBefore = null;    // {action, id} of the focused board element before a swap, if any
 
