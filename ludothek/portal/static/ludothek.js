@@ -19,10 +19,14 @@
   /* Keyboard play: every clickable board element that is no button or link gets a tab stop and the
    * button role (Enter or Space sends its action), unless it holds other controls (those stay the tab
    * stops then; nested controls confuse screen readers).  After a swap the focus returns to the board
-   * if it was there: to the same element if it is still offered, else to the next decision. */
+   * if it was there: to the same element if it is still offered, else (for keyboard users only, so a
+   * mouse user's page never jumps) to the next decision. */
   const PLAIN = "[data-action]:not(button):not(a):not(input):not(select):not(tr)";  // rows keep their table role; their boards offer buttons too
   const CONTROLS = "button, a[href], input, select, textarea, [data-action]";
   let focusBefore = null;    // {action, id} of the focused board element before a swap, if any
+  let byKeyboard = false;    // the player's last input was a key (then the focus follows the game)
+  document.addEventListener("keydown", () => { byKeyboard = true; }, true);
+  document.addEventListener("pointerdown", () => { byKeyboard = false; }, true);
 
   function keyboardable(g) {
     g.querySelectorAll(PLAIN).forEach((el) => {
@@ -50,6 +54,8 @@
     const visible = (el) => el && el.getClientRects().length > 0;
     let el = was.id ? document.getElementById(was.id) : null;
     if (!visible(el) && was.action) el = [...g.querySelectorAll("[data-action]")].find((e) => e.dataset.action === was.action && visible(e));
+    // A mouse user keeps their scroll position: only the same control gets the focus back, quietly.
+    if (!byKeyboard) { if (visible(el)) el.focus({ preventScroll: true }); focusBefore = null; return; }
     if (!visible(el)) el = [...g.querySelectorAll("#board .btn-accent[data-action], #board [data-action], #board form.picker input:not([disabled]), #board form.picker button:not([disabled]), #legal [data-action]")].find(visible);
     if (el) { el.focus({ preventScroll: false }); focusBefore = null; }  // else: wait for a swap that offers something
   }
