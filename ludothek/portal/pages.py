@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.engine.plural import plural
 from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.lobby import BOT_LEVELS, DEFAULT_FORM_BOT, PORTAL_BOTS
 
@@ -137,6 +138,8 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "fmt_date": lambda when: format_day(when, lang),
         "fmt_decimal": lambda value: format_decimal_1(value, lang),
         "pick": lambda texts: pick_text(texts, lang),
+        # boards' counted words: plural(n, "{n} Gleis", "{n} Gleise") by the language's CLDR rule
+        "plural": lambda n, one, other: plural(int(n), lang, one, other),
         "waiting": _waiting(request, user),
     }
 

@@ -10,6 +10,7 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ludothek.engine.conformance import random_action
+from ludothek.engine.plural import plural
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.state import CarpeDiemState
 from ludothek.portal.i18n import t
@@ -28,6 +29,7 @@ def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str)
         **board_helpers(legal, lambda a: state.describe(a, lang)),
         "pickers": board_pickers("carpediem", state, legal, lang, lambda a: state.describe(a, lang)),
         "tr": lambda key, **kw: t(key, lang, **kw),
+        "plural": lambda n, one, other: plural(n, lang, one, other),
     }
     return env.get_template("boards/carpediem.html").render(**ctx)
 

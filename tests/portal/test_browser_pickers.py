@@ -162,6 +162,16 @@ def test_workshop_and_build_pickers(browser: Any, server: str, kind: str) -> Non
     picker.wait_for()
     look(page, f"picker-snowdonia-{kind}")
     data = picker.evaluate("e => JSON.parse(e.dataset.picker)")
+    if kind == "build":
+        # every site of the picker is outlined and clickable on the drawn route as well
+        sites = {b["key"][6:] for b in data["bases"] if b["key"].startswith("build:")}
+        drawn = set(page.eval_on_selector_all("#sd-route-svg .sd-bsite.sd-can", "els => els.map(e => e.dataset.site)"))
+        assert drawn == sites
+        pickable = page.locator("#sd-route-svg .sd-bsite[data-pick-base]")
+        if pickable.count():  # a site that needs substitutes: clicking it picks it in the picker
+            base = pickable.first.get_attribute("data-pick-base")
+            pickable.first.click()
+            assert picker.locator(f".picker-bases input[value='{base}']").is_checked()
     target = data["options"][-1]
     if len(data["bases"]) > 1:
         picker.locator(f".picker-bases input[value='{target['base']}']").check()
@@ -328,4 +338,41 @@ def test_carpediem_card_and_fountain_pickers(browser: Any, server: str) -> None:
         assert target["action"] in recent_actions(page, server, gid)
         done.add(pid)
     assert done, "no scoring round or fountain came up"
+    page.context.close()
+
+
+def snowdonia_contracts(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
+    """Head for the site office (contracts), otherwise play on quickly."""
+    for prefix in ("place:F", "place:A", "pub:no"):
+        found = [a for a in legal if a.startswith(prefix)]
+        if found:
+            return rng.choice(found)
+    return rng.choice([a for a in legal if a != "pass"] or legal)
+
+
+def test_snowdonia_contracts_are_picked_on_their_cards(browser: Any, server: str) -> None:
+    """Taking, keeping or playing a contract: the cards are on the board, one click takes one."""
+    from tests.portal.test_phones import serious_violations
+
+    page = snowdonia_game(browser, server, "de")
+
+    def want(v: dict[str, Any], legal: list[str]) -> bool:
+        return bool(v["decision"]["kind"] in ("contract", "keep", "window") and len(legal) >= 2)
+
+    gid = advance(page, server, want, snowdonia_contracts, moves=600)
+    page.reload()
+    cards = page.locator("#sd-pick-cards [data-action]")
+    cards.first.wait_for()
+    legal = set(page.eval_on_selector_all("#legal [data-action]", "els => els.map(e => e.dataset.action)"))
+    offered = set(cards.evaluate_all("els => els.map(e => e.dataset.action)"))
+    assert offered == legal
+    assert not page.locator("details.all-actions").first.evaluate("e => e.open")
+    look(page, "picker-snowdonia-contracts")
+    assert not serious_violations(page)
+    target = next(a for a in sorted(offered) if a != "pass")
+    before = int(page.get_attribute("#game", "data-seq"))
+    page.locator(f'#sd-pick-cards [data-action="{target}"]').click()
+    wait_past(page, before)
+    assert not page.locator("#move-error").count()
+    assert target in recent_actions(page, server, gid)
     page.context.close()

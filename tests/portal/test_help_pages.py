@@ -130,3 +130,32 @@ def test_tables_and_legends_on_the_boards(client: TestClient, lang: str) -> None
         board = client.get(f"/games/{r.json()['id']}/board", headers={"Accept-Language": lang}).text
         section = board.split(f'id="{anchor}"')[1].split("</details>")[0]
         assert word[lang] in section
+
+
+#: The box facts as the Yucata rules pages print them (seeds 000 and 002: "2-4 Spieler, 30-90 Minuten,
+#: ab 8 Jahren | Autor | Graphiker | Veröffentlicht von | Boardgamegeek"); the seeds of Snowdonia and
+#: Roll Through the Ages have no such header, so only their BGG ids and designers are pinned here.
+FACTS = {
+    "machikoro": {"players": (2, 4), "minutes": "30–90", "age": 8, "designer": "Masao Suganuma",
+                  "illustrator": "Noboru Hotta", "publisher": "Kosmos"},
+    "carpediem": {"players": (2, 4), "minutes": "60", "age": 10, "designer": "Stefan Feld",
+                  "illustrator": "Lalanda Hruschka", "publisher": "alea"},
+    "snowdonia": {"players": (1, 5), "designer": "Tony Boydell"},
+    "rolltheages": {"players": (1, 4), "designer": "Matt Leacock"},
+}
+
+
+@pytest.mark.parametrize("kind", GAMES)
+def test_box_facts_match_the_rules_pages(client: TestClient, kind: str) -> None:
+    game = engine.load(kind)
+    about, want = game.about(), FACTS[kind]
+    assert about["bgg"] == BGG[kind]
+    assert (game.min_players, game.max_players) == want["players"]
+    for key in ("minutes", "age", "designer", "illustrator"):
+        if key in want:
+            assert about[key] == want[key], key
+    if "publisher" in want:
+        assert want["publisher"] in about["publisher"]
+    html = client.get(f"/games/{kind}?lang=de").text
+    low, high = want["players"]
+    assert f'<dd id="fact-players">{low}–{high}</dd>' in html

@@ -140,7 +140,7 @@ def explain_illegal(state: MachiKoroState, action: str) -> str:
         if IS_PURPLE[index] and state.count(me, e.id):
             return f"you may own only one {e.en} (purple establishment)"
         if e.cost > state.coins(me):
-            return f"the {e.en} costs {e.cost} coins and you have {state.coins(me)}"
+            return f"the {e.en} costs {_coins(e.cost, 'en')} and you have {state.coins(me)}"
         return (f"you may own at most 2 of each establishment (beginners' rule), "
                 f"and you already have 2 {e.en} cards")
     target = N.parse_tv(action)

@@ -132,7 +132,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
         workers = state.choice_dice() - food
         return _t(
             lang,
-            f"{who} wählt bei {food} Würfel(n) Nahrung und bei {workers} Würfel(n) Arbeiter.",
+            f"{who} wählt bei {plural(food, 'de', '{n} Würfel', '{n} Würfeln')} Nahrung"
+            f" und bei {plural(workers, 'de', '{n} Würfel', '{n} Würfeln')} Arbeiter.",
             f"{who} takes food on {food} and workers on {workers} of the two-way dice.",
         )
     if head == "offer":

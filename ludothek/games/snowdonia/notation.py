@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ludothek.engine.core import check_lang, seat_name
+from ludothek.engine.plural import plural
 
 if TYPE_CHECKING:
     from .rules import SnowdoniaState
@@ -88,7 +89,7 @@ def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, actio
             out.append(f"{seat_name(seat, lang)} räumt {dug} Geröll." if de else f"{seat_name(seat, lang)} excavates {dug} rubble.")
         laid = sum(1 for t0, t1 in zip(before.tracks, after.tracks, strict=True) if t1["owner"] == seat and t0["owner"] != seat)
         if laid:
-            out.append(f"{seat_name(seat, lang)} legt {laid} Gleis(e)." if de else f"{seat_name(seat, lang)} lays {laid} track.")
+            out.append(f"{seat_name(seat, lang)} legt {plural(laid, 'de', '{n} Gleis', '{n} Gleise')}." if de else f"{seat_name(seat, lang)} lays {laid} track.")
         if b["train"] is not None and a["train"] is None and action != "maint:lose":
             n = b["train"]
             out.append(f"{seat_name(seat, lang)} verliert Lok {n}." if de else f"{seat_name(seat, lang)} loses train {n}.")

@@ -1,7 +1,8 @@
 """Compact pickers for Snowdonia's decisions with many combinations.
 
 The stock yard alone can offer 35 ways of taking cubes, the workshop seven conversions and a build
-site several ways of paying.  Instead of one sentence button per way, the board shows one picker:
+site several ways of paying; a contract moves a worker to one of 16 spaces.  Contracts themselves
+(windows, taking, keeping) are picked on the cards the board draws, not here.  Instead of one sentence button per way, the board shows one picker:
 the player clicks cubes (or a site and its substitutes) and confirms.  The picker data is built
 here, from the legal actions only, so a picker can never offer an illegal action; the portal
 renders it generically (``templates/boards/_picker.html``, ``static/pickers.js``).
@@ -17,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .notation import CUBE_WORDS
+from .notation import CUBE_WORDS, WEATHER_WORDS
 
 if TYPE_CHECKING:
     from .rules import SnowdoniaState
@@ -26,7 +27,16 @@ TITLES = {
     "take": {"de": "Klötzchen vom Lagerplatz wählen", "en": "Pick cubes from the stock yard"},
     "work": {"de": "In der Werkstatt umwandeln", "en": "Convert in the workshop"},
     "build": {"de": "Bauplatz oder Lok wählen, dann den Ersatz", "en": "Pick a site or train, then substitutes"},
+    "convert_stone": {"de": "Wie oft 2 Geröll in 1 Stein tauschen?", "en": "How often to turn 2 rubble into 1 stone?"},
+    "convert_steel": {"de": "Wie oft 2 Eisen in 1 Stahl tauschen?", "en": "How often to turn 2 iron into 1 steel?"},
+    "swap": {"de": "Welche Scheibe kommt in die Mitte der Vorhersage?", "en": "Which disc goes to the middle of the forecast?"},
+    "move": {"de": "Welchen Arbeiter wohin versetzen?", "en": "Move which worker where?"},
+    "maint": {"de": "Wie wartest du deine Lok?", "en": "How do you maintain your train?"},
 }
+TIMES = {"de": "mal", "en": "times"}
+WEATHER_ICONS = {"sun": "☀", "rain": "☂", "fog": "≋"}
+#: The choices under contracts and trains, each a plain choice of one of a few short labels.
+CHOICES = ("swap", "move", "maint")
 TOKEN_HINTS = {
     "steel": {"de": "Stahl (aus Eisen)", "en": "steel (from iron)"},
     "stone": {"de": "Stein (aus 2 Geröll)", "en": "stone (from 2 rubble)"},
@@ -86,6 +96,42 @@ def _base_label(state: SnowdoniaState, head: str, lang: str) -> str:
     return f"{station.name} {idx} ({cost})"
 
 
+def _count_picker(kind: str, legal: list[str], lang: str, describe: Callable[[str], str]) -> dict[str, Any] | None:
+    """How often to convert (``convert:N``): one token counted from 0 up to the most allowed."""
+    actions = [a for a in legal if a.startswith("convert:")]
+    if len(actions) < 2:
+        return None
+    options = [{"action": a, "base": "", "counts": {"times": int(a[8:])} if int(a[8:]) else {}, "text": describe(a)}
+               for a in actions]
+    return {"id": kind, "title": TITLES[kind][lang], "bases": [{"key": "", "label": ""}],
+            "tokens": [{"key": "times", "label": TIMES[lang]}], "options": options}
+
+
+def _choice_label(state: SnowdoniaState, action: str, lang: str) -> str:
+    verb, _, arg = action.partition(":")
+    words = CUBE_WORDS[lang]
+    if verb == "swap":
+        return f"{WEATHER_ICONS.get(arg, '')} {WEATHER_WORDS[lang].get(arg, arg)}"
+    if verb == "move":
+        a, _, b = arg.partition(">")
+        return f"{a} → {b}"
+    if arg == "steel":
+        return f"1 {words['steel']}" if lang == "en" else f"1 {words['steel']} abgeben"
+    if arg == "lose":
+        return "give the train back" if lang == "en" else "Lok zurückgeben"
+    return f"{'discard contract' if lang == 'en' else 'Auftrag abwerfen'} #{arg}"
+
+
+def _choice_picker(kind: str, state: SnowdoniaState, legal: list[str], lang: str,
+                   describe: Callable[[str], str]) -> dict[str, Any] | None:
+    """One of a few choices (swap a weather disc, move a worker, train maintenance) by short labels."""
+    if len(legal) < 2:
+        return None
+    return {"id": kind, "title": TITLES[kind][lang],
+            "bases": [{"key": a, "label": _choice_label(state, a, lang)} for a in legal], "tokens": [],
+            "options": [{"action": a, "base": a, "counts": {}, "text": describe(a)} for a in legal]}
+
+
 def pickers(state: SnowdoniaState, legal: list[str], lang: str, describe: Callable[[str], str]) -> list[dict[str, Any]]:
     """The pickers for the decision now open (none when the plain buttons are few enough)."""
     d = state.decision
@@ -99,4 +145,12 @@ def pickers(state: SnowdoniaState, legal: list[str], lang: str, describe: Callab
         found = _combo_picker("work", legal, "work:", ("steel", "stone"), lang, describe, hint=True)
     elif kind == "build":
         found = _build_picker(state, legal, lang, describe)
+    elif kind in ("convert_stone", "convert_steel"):
+        found = _count_picker(kind, legal, lang, describe)
+    elif kind in CHOICES:
+        found = _choice_picker(kind, state, legal, lang, describe)
+    elif kind in ("window", "keep", "contract") and len(legal) >= 2:
+        # picked on the contract cards the board draws (not a generic picker): the portal folds the
+        # sentence list away as for any picker
+        found = {"id": "contracts", "kind": "cards", "actions": list(legal)}
     return [found] if found else []

@@ -210,6 +210,10 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
         "b_build": st.b_build,
         "contract_row": [None if n is None else _contract_json(st, n) for n in st.row],
         "offer": list(st.offer),
+        # the cards to choose from when keeping one (the drawn card and the offer), for the board
+        "offer_cards": (
+            [_contract_json(st, n) for n in sorted({d["number"], *st.offer})] if d is not None and d["kind"] == "keep" else []
+        ),
         "draw_pile": {"count": len(st.deck), "cards": sorted(st.deck), "top_back": st.top_back},
         "discard_pile": {"count": len(st.discard), "cards": list(st.discard)},
         "contracts_blocked": st.contracts_blocked,

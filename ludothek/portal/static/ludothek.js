@@ -16,9 +16,64 @@
   let inflight = null;       // {action, seq} being sent now
   const queue = [];          // clicks waiting: {action, seq}
 
-  function swapDone() {
-    document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: root() } }));
+  /* Keyboard play: every clickable board element that is no button or link gets a tab stop and the
+   * button role (Enter or Space sends its action), unless it holds other controls (those stay the tab
+   * stops then; nested controls confuse screen readers).  After a swap the focus returns to the board
+   * if it was there: to the same element if it is still offered, else (for keyboard users only, so a
+   * mouse user's page never jumps) to the next decision. */
+  const PLAIN = "[data-action]:not(button):not(a):not(input):not(select):not(tr)";  // rows keep their table role; their boards offer buttons too
+  const CONTROLS = "button, a[href], input, select, textarea, [data-action]";
+  let focusBefore = null;    // {action, id} of the focused board element before a swap, if any
+  let byKeyboard = false;    // the player's last input was a key (then the focus follows the game)
+  document.addEventListener("keydown", () => { byKeyboard = true; }, true);
+  document.addEventListener("pointerdown", () => { byKeyboard = false; }, true);
+
+  function keyboardable(g) {
+    g.querySelectorAll(PLAIN).forEach((el) => {
+      if (el.querySelector(CONTROLS)) return;
+      if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+      if (!el.hasAttribute("role")) el.setAttribute("role", "button");
+    });
   }
+
+  function rememberFocus() {
+    const g = root();
+    const el = document.activeElement;
+    if (!g) { focusBefore = null; return; }
+    // Focus lost with the last swap (nothing to act on then): keep waiting to put it back.
+    if (!el || el === document.body) return;
+    if (!g.contains(el)) { focusBefore = null; return; }  // the player is elsewhere (chat, menu): leave it
+    focusBefore = { action: el.dataset ? el.dataset.action || "" : "", id: el.id || "" };
+  }
+
+  function restoreFocus(g) {
+    const was = focusBefore;
+    if (!was) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && !g.contains(active)) { focusBefore = null; return; }
+    const visible = (el) => el && el.getClientRects().length > 0;
+    let el = was.id ? document.getElementById(was.id) : null;
+    if (!visible(el) && was.action) el = [...g.querySelectorAll("[data-action]")].find((e) => e.dataset.action === was.action && visible(e));
+    // A mouse user keeps their scroll position: only the same control gets the focus back, quietly.
+    if (!byKeyboard) { if (visible(el)) el.focus({ preventScroll: true }); focusBefore = null; return; }
+    if (!visible(el)) el = [...g.querySelectorAll("#board .btn-accent[data-action], #board [data-action], #board form.picker input:not([disabled]), #board form.picker button:not([disabled]), #legal [data-action]")].find(visible);
+    if (el) { el.focus({ preventScroll: false }); focusBefore = null; }  // else: wait for a swap that offers something
+  }
+
+  function swapDone() {
+    const g = root();
+    if (g) { keyboardable(g); restoreFocus(g); }
+    document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: g } }));
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const el = ev.target;
+    const g = root();
+    if (!(el instanceof Element) || !el.matches(PLAIN) || !g || !g.contains(el)) return;
+    ev.preventDefault();
+    send(el.dataset.action);
+  });
 
   function setBusy(on) {
     busy = on;
@@ -41,6 +96,7 @@
     if (!g || !window.htmx) return;
     if (busy) { pending = true; return; }
     setBusy(true);
+    rememberFocus();
     htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" }).finally(next);
   }
 
@@ -48,6 +104,7 @@
     const g = root();
     if (!g || !window.htmx) return Promise.resolve();
     setBusy(true);
+    rememberFocus();
     inflight = { action: action, seq: seq };
     return htmx.ajax("POST", g.dataset.actUrl, {
       target: "#game", swap: "outerHTML",

@@ -14,3 +14,25 @@
     });
   });
 })();
+
+/* A build site on the route that needs substitutes (stone from rubble, steel from iron) picks that site in
+ * the build picker instead of sending an action; the player then counts the substitutes and confirms. */
+(function () {
+  "use strict";
+  function pickBase(el) {
+    const radio = [...document.querySelectorAll("#picker-build .picker-bases input")].find((r) => r.value === el.dataset.pickBase);
+    if (!radio) return;
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+    radio.focus();
+  }
+  document.addEventListener("click", (ev) => {
+    const el = ev.target.closest && ev.target.closest("[data-pick-base]");
+    if (el) pickBase(el);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const el = ev.target.closest && ev.target.closest("[data-pick-base]");
+    if (el) { ev.preventDefault(); pickBase(el); }
+  });
+})();
