@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ludothek.engine import State
 
+from .components import MONUMENT_BY_ID
 from .rules import RollState
 
 
@@ -18,3 +19,32 @@ def evaluate(state: State, seat: int) -> float:
     work = sum(b.monument_work.values())
     return (b.score() + 0.12 * b.goods_value() + 2.0 * b.cities + 0.2 * b.city_work
             + 0.15 * work + 0.25 * min(b.food, 8) + 0.5 * len(b.developments))
+
+
+def search_evaluate(state: State, seat: int) -> float:
+    """`hard`'s cut-off evaluation: points now plus what the empire is on its way to, in points.
+
+    Unfinished monuments count by the share of their boxes marked, at the
+    value still open to this seat (first or later); cities count as the dice
+    they add for the rest of the game; goods as the development points their
+    coins buy (about 5 coins a point); food only as protection from famine.
+    """
+    assert isinstance(state, RollState)
+    b = state.boards[seat]
+    value = float(b.score())
+    for m in state.monuments:
+        if m in b.monument_points:
+            continue
+        monument = MONUMENT_BY_ID[m]
+        worth = monument.first if m not in state.first else monument.later
+        value += 0.7 * worth * b.monument_work[m] / monument.workers
+    cost = b.next_city_cost()
+    value += 1.5 * (b.cities - 3) + (0.8 * b.city_work / cost if cost else 0.0)
+    value += 0.18 * b.goods_value() + 0.3 * min(b.food, b.cities)
+    return value
+
+
+#: `hard`'s constants (see `ludothek.bots.strategy.SearchSettings`).  The aim is points, not only the
+#: win: half the reward is the own score against a par of 25 (what Yucata's winners average), so the
+#: search does not end a won game early with few points by buying a fifth cheap development.
+SEARCH = {"scale": 6.0, "margin": 0.5, "par": 25.0, "margin_scale": 6.0, "rollout_depth": 16, "exploration": 0.5}
