@@ -49,3 +49,28 @@ def test_a_sampled_outcome_is_still_checked() -> None:
     else:
         raise AssertionError("an unavailable tile was accepted")
     assert state.snapshot() == before
+
+
+def test_the_incremental_frontier_finds_exactly_the_placements_that_fit() -> None:
+    """Placements from the patched frontier and its cached answers equal a brute-force `fits` over every cell."""
+    from ludothek.games.carpediem.geometry import ROTATIONS
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(6):
+        state = GAME.new_state(2)
+        while not state.is_terminal():
+            if state.current_player() != CHANCE and state.stage in ("build", "sealbuild"):
+                district = state.players[state.actor].district
+                tile = state.comp.tiles[state.held]
+                brute = [(c, o.rotation) for c in range(36) for o in tile.orientations if district.fits(o, c)]
+                assert district.placements(tile) == sorted(brute)
+                assert district.can_place(tile) == bool(brute)
+                for cell in range(36):
+                    for rotation in ROTATIONS:
+                        orient = tile.orientation(rotation)
+                        assert district.fits_rotation(tile, cell, rotation) == (
+                            orient is not None and district.fits(orient, cell))
+                checked += 1
+            state.apply_action(random_action(state, rng))
+    assert checked > 50

@@ -16,8 +16,39 @@ from .geometry import CELLS, FACING, NEIGHBOURS, frame_line, on_line
 
 MEADOW = ""
 
-#: The half-edge labels a tile on a cell must show: (half, label) pairs, see `District._needs`.
-Needs = tuple[tuple[int, str], ...]
+#: What a tile on a cell must show, packed into one int (see `District._needs`): per side (N, E, S, W,
+#: 17 bits each) the code of the pair of labels that side must show, 0 where nothing constrains it.
+Needs = int
+_SIDE_BITS = 17
+_SIDE_MASK = (1 << _SIDE_BITS) - 1
+
+#: Labels interned as small numbers (meadow is 0), for the side codes.
+_LABEL_IDS: dict[str, int] = {MEADOW: 0}
+
+
+def _pair_code(a: str, b: str) -> int:
+    """The code of a side showing label ``a`` then ``b`` (never 0)."""
+    ia = _LABEL_IDS.setdefault(a, len(_LABEL_IDS))
+    ib = _LABEL_IDS.setdefault(b, len(_LABEL_IDS))
+    return (ia << 8 | ib) + 1
+
+
+FRAME_CODE = _pair_code(MEADOW, MEADOW)
+
+#: Per orientation (by identity, kept alive here): the code each of its sides shows, and the code a
+#: neighbour on each side must show to match it (the halves face each other in reverse order).
+_CODES: dict[int, tuple[Orientation, tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _codes(orient: Orientation) -> tuple[Orientation, tuple[int, ...], tuple[int, ...]]:
+    found = _CODES.get(id(orient))
+    if found is None or found[0] is not orient:
+        labels = orient.labels
+        own = tuple(_pair_code(labels[2 * s], labels[2 * s + 1]) for s in range(4))
+        facing = tuple(_pair_code(labels[2 * s + 1], labels[2 * s]) for s in range(4))
+        found = _CODES[id(orient)] = (orient, own, facing)
+    return found
+
 
 #: Needs are interned: each distinct pattern gets one shared dictionary of answers, tile id →
 #: the rotations of that tile that satisfy it.  The same few patterns come back all game long, so a
@@ -141,25 +172,23 @@ class District:
         return out
 
     def _needs(self, cell: int) -> Needs:
-        """The half-edge labels a tile on ``cell`` must show: (half, label) for the frame and built neighbours.
+        """What a tile on ``cell`` must show, packed (see `Needs`): meadow to the frame, a match to built neighbours.
 
         The same test as `_matches`, but worked out once per cell rather than
         once per orientation: `placements` is the engine's hottest loop.
         """
         nbs = NEIGHBOURS[cell]
-        needs: list[tuple[int, str]] = []
+        orient = self.orient
+        code = 0
         for side in range(4):
             n = nbs[side]
-            a, b = 2 * side, 2 * side + 1
             if n is None:
-                needs.append((a, MEADOW))
-                needs.append((b, MEADOW))
+                code |= FRAME_CODE << (_SIDE_BITS * side)
                 continue
-            other = self.orient[n]
+            other = orient[n]
             if other is not None:
-                needs.append((a, other.labels[FACING[a]]))
-                needs.append((b, other.labels[FACING[b]]))
-        return tuple(needs)
+                code |= _codes(other)[2][(side + 2) % 4] << (_SIDE_BITS * side)
+        return code
 
     def _frontier_needs(self) -> tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...]:
         """The frontier with each cell's needs, kept up to date incrementally.
@@ -193,12 +222,14 @@ class District:
 
     @staticmethod
     def _fitting(tile: Tile, needs: Needs) -> tuple[int, ...]:
-        """The rotations of ``tile`` whose halves show every label of ``needs``."""
+        """The rotations of ``tile`` whose sides show every code of ``needs``."""
+        wanted = [(s, (needs >> (_SIDE_BITS * s)) & _SIDE_MASK) for s in range(4)]
+        wanted = [(s, c) for s, c in wanted if c]
         out = []
         for orient in tile.orientations:
-            labels = orient.labels
-            for half, label in needs:
-                if labels[half] != label:
+            own = _codes(orient)[1]
+            for s, c in wanted:
+                if own[s] != c:
                     break
             else:
                 out.append(orient.rotation)
