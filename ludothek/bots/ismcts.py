@@ -31,7 +31,8 @@ from ludothek.engine import CHANCE, State, sample_chance
 from .greedy import determinize
 from .strategy import SearchSettings, Strategy, search_value, strategy_for, terminal_margin
 
-#: How many iterations pass between two checks of the clock and of early stopping.
+#: How many iterations pass between two checks for early stopping (the clock is read after every
+#: iteration: one Carpe Diem or Snowdonia iteration can take milliseconds, reading the clock a microsecond).
 CHECK_EVERY = 8
 
 
@@ -117,12 +118,10 @@ class IsmctsBot:
         while done < self.iterations:
             self._iterate(determinize(state, seat, rng), root, strategy, settings, rng)
             done += 1
-            if done % CHECK_EVERY:
-                continue
             now = time.thread_time() if deadline is not None else 0.0
             if deadline is not None and now > deadline:
                 break
-            if self.early_stop:
+            if self.early_stop and not done % CHECK_EVERY:
                 left = self.iterations - done
                 if deadline is not None:  # the iterations the clock still allows, at the rate so far
                     left = min(left, int((deadline - now) * done / max(now - start, 1e-9)) + 1)
