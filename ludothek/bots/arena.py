@@ -61,11 +61,15 @@ class BotFigures:
     scores: list[float] = field(default_factory=list)
     placings: list[int] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    #: CPU seconds of the deciding thread per decision: what one core needs, whatever else the machine runs.
+    cpu: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         low, high = wilson(self.wins, self.seats)
         times = sorted(self.times)
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))] if times else 0.0
+        cpu = sorted(self.cpu)
+        cpu_p95 = cpu[min(len(cpu) - 1, int(0.95 * len(cpu)))] if cpu else 0.0
         return {
             "bot": self.name,
             "seats": self.seats,
@@ -79,6 +83,11 @@ class BotFigures:
                 "mean": 1000 * statistics.fmean(times) if times else 0.0,
                 "p95": 1000 * p95,
                 "max": 1000 * times[-1] if times else 0.0,
+            },
+            "decision_cpu_ms": {
+                "mean": 1000 * statistics.fmean(cpu) if cpu else 0.0,
+                "p95": 1000 * cpu_p95,
+                "max": 1000 * cpu[-1] if cpu else 0.0,
             },
         }
 
@@ -110,8 +119,9 @@ def run_arena(game_id: str, bot_names: Sequence[str], players: int, games: int, 
                 state.apply_action(sample_chance(state, rng))
                 continue
             name = seat_bots[player]
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.thread_time()
             action = bots[name].choose(state, rng)
+            figures[name].cpu.append(time.thread_time() - cpu_start)
             figures[name].times.append(time.perf_counter() - start)
             state.apply_action(action)
         lengths.append(state.turns_taken())
@@ -139,13 +149,14 @@ def format_table(report: Mapping[str, Any]) -> str:
         f"{report['game']}, {report['players']} players, {report['games']} games, seed {report['seed']}; "
         f"mean game length {report['mean_turns']:.1f} turns",
         f"{'bot':<10} {'seats':>5} {'win rate':>9} {'95% CI':>15} {'score':>7} {'placing':>7} "
-        f"{'ms mean':>8} {'ms p95':>8} {'ms max':>8}",
+        f"{'ms mean':>8} {'ms p95':>8} {'ms max':>8} {'cpu mean':>8} {'cpu p95':>8} {'cpu max':>8}",
     ]
     for b in report["bots"]:
         low, high = b["win_rate_95"]
-        ms = b["decision_ms"]
+        ms, cpu = b["decision_ms"], b["decision_cpu_ms"]
         lines.append(
             f"{b['bot']:<10} {b['seats']:>5} {100 * b['win_rate']:>8.1f}% {f'{100 * low:.1f}–{100 * high:.1f}%':>15} "
             f"{b['mean_score']:>7.2f} {b['mean_placing']:>7.2f} {ms['mean']:>8.1f} {ms['p95']:>8.1f} {ms['max']:>8.1f}"
+            f" {cpu['mean']:>8.1f} {cpu['p95']:>8.1f} {cpu['max']:>8.1f}"
         )
     return "\n".join(lines)

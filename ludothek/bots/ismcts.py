@@ -12,6 +12,12 @@ handled by progressive widening: a node considers only its first
 ``widen * visits ** 0.5`` actions, in an order that puts the game's fast
 policy's choice first.  Rollouts follow that policy (or random moves) for a
 few decisions and are then cut off by the game's evaluation.
+
+The budget is CPU time of the thinking thread (`time.thread_time`), so a busy
+machine makes the bot slower but not weaker, and an iteration budget; the
+search also stops early once the most visited root action can no longer be
+overtaken in the iterations left.  Each game tunes the constants in its
+strategy module (``SEARCH``, see `ludothek.bots.strategy.SearchSettings`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,11 @@ import time
 from ludothek.engine import CHANCE, State, sample_chance
 
 from .greedy import determinize
-from .strategy import Strategy, relative_value, strategy_for
+from .strategy import SearchSettings, Strategy, search_value, strategy_for, terminal_margin
+
+#: How many iterations pass between two checks for early stopping (the clock is read after every
+#: iteration: one Carpe Diem or Snowdonia iteration can take milliseconds, reading the clock a microsecond).
+CHECK_EVERY = 8
 
 
 class _Node:
@@ -46,28 +56,53 @@ class _Child:
         self.available = 0
 
 
+def _logistic(x: float) -> float:
+    if x < -60:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
 class IsmctsBot:
-    """ISMCTS with a time budget (seconds) and an iteration budget, whichever ends first.
+    """ISMCTS with a CPU-time budget (seconds) and an iteration budget, whichever ends first.
 
     ``seconds=None`` makes the bot depend on the seed alone (tests); the
-    default of 2 s is what a person waits for.
+    default of 2 s is what a person waits for.  The search constants left at
+    ``None`` come from the game's strategy module (`SearchSettings`).
     """
 
     name = "hard"
 
-    def __init__(self, seconds: float | None = 2.0, iterations: int = 2000, rollout_depth: int = 12,
-                 exploration: float = 0.7, widen: float = 2.0, scale: float = 6.0):
+    def __init__(self, seconds: float | None = 2.0, iterations: int = 2000, rollout_depth: int | None = None,
+                 exploration: float | None = None, widen: float = 2.0, scale: float | None = None,
+                 margin: float | None = None, early_stop: bool = True):
         self.seconds = seconds
         self.iterations = iterations
         self.rollout_depth = rollout_depth
         self.exploration = exploration
         self.widen = widen
         self.scale = scale
+        self.margin = margin
+        self.early_stop = early_stop
+        #: Iterations the last decision ran (for benchmarks and tests).
+        self.last_iterations = 0
 
     @property
     def budget(self) -> float:
         """The seconds a decision may take (for the fallback's 5× rule)."""
         return self.seconds if self.seconds is not None else 2.0
+
+    def settings(self, strategy: Strategy) -> SearchSettings:
+        """The game's search constants, with this bot's explicit choices on top."""
+        base = strategy.search
+        return SearchSettings(
+            exploration=base.exploration if self.exploration is None else self.exploration,
+            rollout_depth=base.rollout_depth if self.rollout_depth is None else self.rollout_depth,
+            scale=base.scale if self.scale is None else self.scale,
+            margin=base.margin if self.margin is None else self.margin,
+            margin_scale=base.margin_scale,
+            par=base.par,
+            policy_share=base.policy_share,
+        )
 
     def choose(self, state: State, rng: random.Random) -> str:
         legal = state.legal_actions()
@@ -75,18 +110,38 @@ class IsmctsBot:
             return legal[0]
         seat = state.current_player()
         strategy = strategy_for(state.game.id)
+        settings = self.settings(strategy)
         root = _Node()
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        for _ in range(self.iterations):
-            self._iterate(determinize(state, seat, rng), root, strategy, rng)
-            if deadline is not None and time.perf_counter() > deadline:
+        start = time.thread_time()
+        deadline = None if self.seconds is None else start + self.seconds
+        done = 0
+        while done < self.iterations:
+            self._iterate(determinize(state, seat, rng), root, strategy, settings, rng)
+            done += 1
+            now = time.thread_time() if deadline is not None else 0.0
+            if deadline is not None and now > deadline:
                 break
-        best = max(legal, key=lambda a: (root.children[a].visits, root.children[a].reward)
+            if self.early_stop and not done % CHECK_EVERY:
+                left = self.iterations - done
+                if deadline is not None:  # the iterations the clock still allows, at the rate so far
+                    left = min(left, int((deadline - now) * done / max(now - start, 1e-9)) + 1)
+                if self._decided(root, legal, left):
+                    break
+        self.last_iterations = done
+        return max(legal, key=lambda a: (root.children[a].visits, root.children[a].reward)
                    if a in root.children else (-1, 0.0))
-        return best
+
+    @staticmethod
+    def _decided(root: _Node, legal: list[str], left: int) -> bool:
+        """Whether the most visited root action stays most visited whatever ``left`` more iterations do."""
+        visits = sorted((root.children[a].visits for a in legal if a in root.children), reverse=True)
+        if len(visits) < 2:
+            return False
+        return visits[0] - visits[1] > left
 
     # ----- one iteration --------------------------------------------------------------
-    def _iterate(self, det: State, root: _Node, strategy: Strategy, rng: random.Random) -> None:
+    def _iterate(self, det: State, root: _Node, strategy: Strategy, settings: SearchSettings,
+                 rng: random.Random) -> None:
         path: list[tuple[_Child, int]] = []
         node = root
         expanded = False
@@ -109,14 +164,15 @@ class IsmctsBot:
                 action = untried[0]
                 expanded = True
             else:
-                log_n = math.log(max(node.visits, 1))
-                action = max(candidates, key=lambda a: self._ucb(node.children[a], log_n))
+                c = settings.exploration
+                children = node.children
+                action = max(candidates, key=lambda a: self._ucb(children[a], c))
             chosen = node.children[action]
             path.append((chosen, player))
             node.visits += 1
             det.apply_action(action)
             node = chosen.node
-        rewards = self._rollout(det, strategy, rng)
+        rewards = self._rollout(det, strategy, settings, rng)
         for child, player in path:
             child.visits += 1
             child.reward += rewards[player]
@@ -134,28 +190,44 @@ class IsmctsBot:
             node.order[strategy.policy(det, rng)] = -1.0
         return sorted(legal, key=node.order.__getitem__)[:limit]
 
-    def _ucb(self, child: _Child, log_n: float) -> float:
-        mean = child.reward / child.visits
-        return mean + self.exploration * math.sqrt(math.log(max(child.available, 1)) / child.visits + 1e-9 * log_n)
+    @staticmethod
+    def _ucb(child: _Child, exploration: float) -> float:
+        return child.reward / child.visits + exploration * math.sqrt(math.log(max(child.available, 1)) / child.visits)
 
-    def _rollout(self, det: State, strategy: Strategy, rng: random.Random) -> list[float]:
+    def _rollout(self, det: State, strategy: Strategy, settings: SearchSettings,
+                 rng: random.Random) -> list[float]:
         """Play a few decisions by the fast policy, then score every seat between 0 and 1."""
         decisions = 0
-        while decisions < self.rollout_depth:
+        policy = strategy.policy
+        share = settings.policy_share
+        while decisions < settings.rollout_depth:
             player = det.current_player()
             if player == CHANCE:
                 det.apply_action(sample_chance(det, rng))
                 continue
             if player < 0:
                 break
-            legal = det.legal_actions()
-            if strategy.policy is not None and rng.random() < 0.8:
-                action = strategy.policy(det, rng)
+            if policy is not None and rng.random() < share:
+                action = policy(det, rng)
             else:
-                action = rng.choice(legal)
+                action = rng.choice(det.legal_actions())
             det.apply_action(action)
             decisions += 1
+        seats = range(det.num_players)
+        m = settings.margin
+        mscale = settings.margin_scale or settings.scale
         if det.is_terminal():
-            return det.returns()
-        return [1.0 / (1.0 + math.exp(-relative_value(det, s, strategy) / self.scale))
-                for s in range(det.num_players)]
+            returns = det.returns()
+            if det.num_players == 1:  # alone, only the score says how well it went
+                m = 1.0
+            if not m:
+                return returns
+            if settings.par is not None:
+                scores = {r.seat: r.score for r in det.result()}
+                return [(1 - m) * returns[s] + m * _logistic((scores[s] - settings.par) / mscale) for s in seats]
+            return [(1 - m) * returns[s] + m * _logistic(terminal_margin(det, s) / mscale) for s in seats]
+        leads = [_logistic(search_value(det, s, strategy) / settings.scale) for s in seats]
+        if settings.par is None or not m:
+            return leads
+        evaluate = strategy.search_evaluate or strategy.evaluate
+        return [(1 - m) * leads[s] + m * _logistic((evaluate(det, s) - settings.par) / mscale) for s in seats]

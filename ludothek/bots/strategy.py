@@ -34,6 +34,38 @@ class Strategy:
     #: Random decisions `medium` plays on before it evaluates: for games whose moves pay off only later
     #: (Snowdonia's workers act after everyone has placed).  0 evaluates right after the move.
     lookahead: int = 0
+    #: `hard`'s constants for this game (see `SearchSettings`); the module's ``SEARCH`` dict.
+    search: SearchSettings = field(default_factory=lambda: SearchSettings())
+    #: An evaluation for `hard`'s cut-off rollouts only (the module's ``search_evaluate``), where the one
+    #: `medium` uses is too crude; None uses `evaluate`.
+    search_evaluate: Evaluate | None = None
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """A game's constants for the ISMCTS bot (`ludothek.bots.ismcts`).
+
+    ``exploration`` weighs UCB's exploration term; ``rollout_depth`` is how many
+    decisions a rollout plays before the evaluation cuts it off; ``scale``
+    turns a lead in the evaluation's points into a probability of winning
+    (logistic); ``margin`` is the share of a finished game's reward given by
+    the score margin rather than by win/loss alone (it makes the search prefer
+    a safe, large win, and keep fighting in a lost position); ``policy_share``
+    is how often a rollout follows the fast policy rather than a random move.
+    """
+
+    exploration: float = 0.7
+    rollout_depth: int = 12
+    scale: float = 6.0
+    margin: float = 0.2
+    #: The logistic's scale for a finished game's score margin (None: ``scale``), when scores are not in
+    #: the evaluation's units (Machi Koro scores landmarks, its evaluation counts coins).
+    margin_scale: float | None = None
+    #: With a par score, the score part of the reward is the seat's own score against the par rather than
+    #: its margin over the others, in finished games and at the cut-off alike: for games where the aim is
+    #: many points (Roll Through the Ages), so that the search does not end a won game early and cheaply.
+    par: float | None = None
+    policy_share: float = 0.8
 
 
 def _terminal_only(state: State, seat: int) -> float:
@@ -57,7 +89,8 @@ def strategy_for(game_id: str) -> Strategy:
             return GENERIC
         raise
     return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})),
-                    int(getattr(module, "LOOKAHEAD", 0)))
+                    int(getattr(module, "LOOKAHEAD", 0)), SearchSettings(**getattr(module, "SEARCH", {})),
+                    getattr(module, "search_evaluate", None))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:
@@ -72,6 +105,20 @@ def relative_value(state: State, seat: int, strategy: Strategy) -> float:
         return own
     best = max(strategy.evaluate(state, s) for s in range(state.num_players) if s != seat)
     return own - best
+
+
+def search_value(state: State, seat: int, strategy: Strategy) -> float:
+    """Like `relative_value` for a position that is not over, with the search's own evaluation if any."""
+    evaluate = strategy.search_evaluate or strategy.evaluate
+    own = evaluate(state, seat)
+    if state.num_players == 1:
+        return own
+    return own - max(evaluate(state, s) for s in range(state.num_players) if s != seat)
+
+
+def terminal_margin(state: State, seat: int) -> float:
+    """A finished game's score margin: ``seat``'s score minus the best other score (its score when alone)."""
+    return _terminal_margin(state, seat)
 
 
 def _terminal_margin(state: State, seat: int) -> float:

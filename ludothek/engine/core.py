@@ -117,7 +117,7 @@ class SeatResult:
         return {"seat": self.seat, "rank": self.rank, "score": self.score}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: made once per applied action, twice as fast to build
 class HistoryEntry:
     """One applied action: who made it (a seat or ``CHANCE``) and what it was.
 
@@ -319,6 +319,23 @@ class State(ABC):
         p = 1.0 / len(actions)
         return [(a, p) for a in actions]
 
+    def sample_outcome(self, rng: random.Random) -> str:
+        """One chance outcome drawn with the probabilities of `chance_outcomes`.
+
+        A game may override this to draw without listing every outcome (a
+        shuffled stack of 50 tiles needs one ``rng.choice``, not 50 pairs);
+        the override must give exactly the same distribution.  `chance_outcomes`
+        still lists them all for whoever needs the whole picture.
+        """
+        outcomes = self.chance_outcomes()
+        x = rng.random()
+        acc = 0.0
+        for action, p in outcomes:
+            acc += p
+            if x < acc:
+                return action
+        return outcomes[-1][0]
+
     def _validate(self, action: str) -> None:
         """Raise `IllegalAction` unless ``action`` is legal now.  Games may override for speed."""
         if action not in self.legal_actions():
@@ -509,15 +526,8 @@ class State(ABC):
 
 
 def sample_chance(state: State, rng: random.Random) -> str:
-    """Pick a chance outcome with its probability."""
-    outcomes = state.chance_outcomes()
-    x = rng.random()
-    acc = 0.0
-    for action, p in outcomes:
-        acc += p
-        if x < acc:
-            return action
-    return outcomes[-1][0]
+    """Pick a chance outcome with its probability (see `State.sample_outcome`)."""
+    return state.sample_outcome(rng)
 
 
 def check_lang(lang: str) -> str:

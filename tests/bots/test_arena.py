@@ -27,6 +27,9 @@ def test_seats_rotate_and_wins_add_up() -> None:
     assert by["medium"]["wins"] + by["random"]["wins"] == pytest.approx(6)
     assert by["medium"]["win_rate"] > by["random"]["win_rate"]
     assert by["medium"]["decisions"] > 0 and by["medium"]["decision_ms"]["max"] >= by["medium"]["decision_ms"]["p95"]
+    cpu = by["medium"]["decision_cpu_ms"]  # CPU time of the deciding thread, next to the wall-clock time
+    assert 0 < cpu["mean"] <= cpu["max"] and cpu["p95"] <= cpu["max"]
+    assert "cpu p95" in format_table(report)
     assert report["mean_turns"] > 0
     assert "medium" in format_table(report)
 

@@ -164,3 +164,45 @@ def test_safe_bot_by_name_plays_a_whole_game() -> None:
     state = engine.load("toypig").new_state(2)
     play_to_end(state, [safe_bot("easy"), safe_bot("medium")], random.Random(3))
     assert state.is_terminal()
+
+
+def test_hard_stops_early_once_the_best_action_cannot_be_overtaken() -> None:
+    from ludothek.bots.ismcts import _Child, _Node
+
+    root = _Node()
+    for action, visits in (("a", 50), ("b", 20), ("c", 5)):
+        root.children[action] = _Child()
+        root.children[action].visits = visits
+    assert IsmctsBot._decided(root, ["a", "b", "c"], left=29)
+    assert not IsmctsBot._decided(root, ["a", "b", "c"], left=30)
+    assert not IsmctsBot._decided(root, ["a", "b"], left=30)
+
+
+def test_hard_early_stop_keeps_the_seed_deterministic_and_saves_iterations() -> None:
+    state = positions("machikoro", 3, 4)[-1]
+    bot = IsmctsBot(seconds=None, iterations=400)
+    first = bot.choose(state, random.Random(5))
+    ran = bot.last_iterations
+    assert bot.choose(state, random.Random(5)) == first and bot.last_iterations == ran
+    assert ran <= 400
+
+
+def test_hard_takes_each_games_search_constants() -> None:
+    mk = strategy_for("machikoro").search
+    rtta = strategy_for("rolltheages").search
+    assert strategy_for("machikoro").search_evaluate is not None
+    assert rtta.par == 30.0 and mk.par is None
+    bot = IsmctsBot(seconds=None, iterations=10, exploration=1.5)
+    settings = bot.settings(strategy_for("machikoro"))
+    assert settings.exploration == 1.5 and settings.scale == mk.scale  # explicit choices win, the rest is the game's
+    assert GENERIC.search.rollout_depth > 0
+
+
+def test_hard_budget_is_cpu_time_of_its_thread() -> None:
+    """A small CPU budget ends the search long before a large iteration budget would."""
+    state = positions("carpediem", 1, 2)[0]
+    bot = IsmctsBot(seconds=0.05, iterations=100_000, early_stop=False)
+    start = time.thread_time()
+    assert bot.choose(state, random.Random(1)) in state.legal_actions()
+    assert bot.last_iterations < 100_000
+    assert time.thread_time() - start < 5.0

@@ -408,6 +408,12 @@ def grid_circles(rows: int, cols: int) -> list[tuple[int, int]]:
 
 
 @cache
+def circle_pairs(rows: int, cols: int) -> tuple[tuple[int, int], ...]:
+    """`grid_circles`, worked out once per grid size (the engine asks at every disc choice)."""
+    return tuple(grid_circles(rows, cols))
+
+
+@cache
 def load() -> ComponentSet:
     """The component set (cached); raises `DataError` naming the first broken rule."""
     tiles = _parse("tiles.json", _tiles)

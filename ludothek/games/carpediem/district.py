@@ -16,6 +16,57 @@ from .geometry import CELLS, FACING, NEIGHBOURS, frame_line, on_line
 
 MEADOW = ""
 
+#: What a tile on a cell must show, packed into one int (see `District._needs`): per side (N, E, S, W,
+#: 17 bits each) the code of the pair of labels that side must show, 0 where nothing constrains it.
+Needs = int
+_SIDE_BITS = 17
+_SIDE_MASK = (1 << _SIDE_BITS) - 1
+
+#: Labels interned as small numbers (meadow is 0), for the side codes.
+_LABEL_IDS: dict[str, int] = {MEADOW: 0}
+
+
+def _pair_code(a: str, b: str) -> int:
+    """The code of a side showing label ``a`` then ``b`` (never 0)."""
+    ia = _LABEL_IDS.setdefault(a, len(_LABEL_IDS))
+    ib = _LABEL_IDS.setdefault(b, len(_LABEL_IDS))
+    return (ia << 8 | ib) + 1
+
+
+FRAME_CODE = _pair_code(MEADOW, MEADOW)
+
+#: Per orientation (by identity, kept alive here): the code each of its sides shows, and the code a
+#: neighbour on each side must show to match it (the halves face each other in reverse order).
+_CODES: dict[int, tuple[Orientation, tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _codes(orient: Orientation) -> tuple[Orientation, tuple[int, ...], tuple[int, ...]]:
+    found = _CODES.get(id(orient))
+    if found is None or found[0] is not orient:
+        labels = orient.labels
+        own = tuple(_pair_code(labels[2 * s], labels[2 * s + 1]) for s in range(4))
+        facing = tuple(_pair_code(labels[2 * s + 1], labels[2 * s]) for s in range(4))
+        found = _CODES[id(orient)] = (orient, own, facing)
+    return found
+
+
+#: Needs are interned: each distinct pattern gets one shared dictionary of answers, tile id →
+#: the rotations of that tile that satisfy it.  The same few patterns come back all game long, so a
+#: placement search is mostly look-ups by short keys.  Tiles and needs are immutable, so the answers
+#: never go stale; the cache is emptied if it ever grows large.
+_FITTING: dict[Needs, dict[str, tuple[int, ...]]] = {}
+_FITTING_MAX = 20_000
+
+
+def _answers(needs: Needs) -> dict[str, tuple[int, ...]]:
+    """The shared answer dictionary of a needs pattern (interned)."""
+    found = _FITTING.get(needs)
+    if found is None:
+        if len(_FITTING) >= _FITTING_MAX:
+            _FITTING.clear()
+        found = _FITTING[needs] = {}
+    return found
+
 
 @dataclass
 class Feature:
@@ -33,7 +84,8 @@ class Feature:
 class District:
     """The tiles built by one player, with what is complete and which frame goals are met."""
 
-    __slots__ = ("_open", "board", "cells", "comp", "counts", "features", "frame", "goals_done", "orient", "placed")
+    __slots__ = ("_built_since", "_open", "board", "cells", "comp", "counts", "features", "frame", "goals_done",
+                 "orient", "placed")
 
     def __init__(self, comp: ComponentSet, board: str, frame: list[str]):
         self.comp = comp
@@ -45,8 +97,12 @@ class District:
         self.goals_done: list[tuple[int, int]] = []  # (side, goal index)
         self.counts: dict[str, int] = {}
         self.placed = 0
-        #: The frontier with each cell's needed labels (see `_needs`), until the next build.
-        self._open: list[tuple[int, list[tuple[int, str]]]] | None = None
+        #: The frontier with each cell's needed labels (see `_needs`, interned by `_answers`), in cell
+        #: order, as of some build;
+        #: `_built_since` lists the cells built after it (see `_frontier_needs`).  Both are never
+        #: changed in place, so copies share them.
+        self._open: tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...] | None = None
+        self._built_since: tuple[int, ...] = ()
 
     def copy(self) -> District:
         other = District.__new__(District)
@@ -60,6 +116,7 @@ class District:
         other.counts = dict(self.counts)
         other.placed = self.placed
         other._open = self._open  # never changed in place: a build replaces it
+        other._built_since = self._built_since
         return other
 
     # ----- queries ---------------------------------------------------------------
@@ -114,46 +171,103 @@ class District:
                         break
         return out
 
-    def _needs(self, cell: int) -> list[tuple[int, str]]:
-        """The half-edge labels a tile on ``cell`` must show: (half, label) for the frame and built neighbours.
+    def _needs(self, cell: int) -> Needs:
+        """What a tile on ``cell`` must show, packed (see `Needs`): meadow to the frame, a match to built neighbours.
 
         The same test as `_matches`, but worked out once per cell rather than
         once per orientation: `placements` is the engine's hottest loop.
         """
         nbs = NEIGHBOURS[cell]
-        needs: list[tuple[int, str]] = []
+        orient = self.orient
+        code = 0
         for side in range(4):
             n = nbs[side]
-            a, b = 2 * side, 2 * side + 1
             if n is None:
-                needs.append((a, MEADOW))
-                needs.append((b, MEADOW))
+                code |= FRAME_CODE << (_SIDE_BITS * side)
                 continue
-            other = self.orient[n]
+            other = orient[n]
             if other is not None:
-                needs.append((a, other.labels[FACING[a]]))
-                needs.append((b, other.labels[FACING[b]]))
-        return needs
+                code |= _codes(other)[2][(side + 2) % 4] << (_SIDE_BITS * side)
+        return code
+
+    def _frontier_needs(self) -> tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...]:
+        """The frontier with each cell's needs, kept up to date incrementally.
+
+        A build changes only its own cell (no longer open) and its empty
+        neighbours (new or stricter needs); every other open cell keeps its
+        needs.  So the frontier is worked out in full once and then patched
+        after each build instead of being recomputed.
+        """
+        open_cells = self._open
+        if open_cells is not None and not self._built_since:
+            return open_cells
+        if open_cells is None:
+            open_cells = tuple(self._open_entry(cell) for cell in self.frontier())
+        else:
+            current = {entry[0]: entry for entry in open_cells}
+            cells = self.cells
+            for built in self._built_since:
+                current.pop(built, None)
+                for n in NEIGHBOURS[built]:
+                    if n is not None and cells[n] is None:
+                        current[n] = self._open_entry(n)
+            open_cells = tuple(current[c] for c in sorted(current))
+        self._open = open_cells
+        self._built_since = ()
+        return open_cells
+
+    def _open_entry(self, cell: int) -> tuple[int, Needs, dict[str, tuple[int, ...]]]:
+        needs = self._needs(cell)
+        return (cell, needs, _answers(needs))
+
+    @staticmethod
+    def _fitting(tile: Tile, needs: Needs) -> tuple[int, ...]:
+        """The rotations of ``tile`` whose sides show every code of ``needs``."""
+        wanted = [(s, (needs >> (_SIDE_BITS * s)) & _SIDE_MASK) for s in range(4)]
+        wanted = [(s, c) for s, c in wanted if c]
+        out = []
+        for orient in tile.orientations:
+            own = _codes(orient)[1]
+            for s, c in wanted:
+                if own[s] != c:
+                    break
+            else:
+                out.append(orient.rotation)
+        return tuple(out)
 
     def placements(self, tile: Tile) -> list[tuple[int, int]]:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
         out = []
-        orients = tile.orientations
-        open_cells = self._open
-        if open_cells is None:
-            open_cells = self._open = [(cell, self._needs(cell)) for cell in self.frontier()]
-        for cell, needs in open_cells:
-            for orient in orients:
-                labels = orient.labels
-                for half, label in needs:
-                    if labels[half] != label:
-                        break
-                else:
-                    out.append((cell, orient.rotation))
+        tid = tile.id
+        for cell, needs, answers in self._frontier_needs():
+            rotations = answers.get(tid)
+            if rotations is None:
+                rotations = answers[tid] = self._fitting(tile, needs)
+            for rotation in rotations:
+                out.append((cell, rotation))
         return out
 
+    def fits_rotation(self, tile: Tile, cell: int, rotation: int) -> bool:
+        """Whether ``tile`` turned by ``rotation`` may be built on ``cell`` now (`fits`, from the frontier)."""
+        if self.cells[cell] is not None:
+            return False
+        for c, needs, answers in self._frontier_needs():
+            if c == cell:
+                rotations = answers.get(tile.id)
+                if rotations is None:
+                    rotations = answers[tile.id] = self._fitting(tile, needs)
+                return rotation in rotations
+        return False
+
     def can_place(self, tile: Tile) -> bool:
-        return any(self._matches(o, cell) for cell in self.frontier() for o in tile.orientations)
+        tid = tile.id
+        for _, needs, answers in self._frontier_needs():
+            rotations = answers.get(tid)
+            if rotations is None:
+                rotations = answers[tid] = self._fitting(tile, needs)
+            if rotations:
+                return True
+        return False
 
     # ----- building --------------------------------------------------------------
     def place(self, tile: Tile, rotation: int, cell: int) -> list[Feature]:
@@ -162,7 +276,11 @@ class District:
         assert orient is not None
         self.cells[cell] = (tile.id, rotation)
         self.orient[cell] = orient
-        self._open = None
+        if self.placed == 0:
+            self._open = None  # the first build: the frontier is worked out afresh next time
+            self._built_since = ()
+        else:
+            self._built_since = (*self._built_since, cell)
         self.placed += 1
         done: list[Feature] = []
         seen: set[tuple[int, int]] = set()
@@ -218,15 +336,23 @@ class District:
         elif feature.kind in DWELLINGS:
             self.counts["dwellings"] = self.count("dwellings") + 1
 
-    def new_goals(self) -> list[tuple[int, int, int]]:
-        """Frame goals met now but not before: (side, goal index, points); marks them met."""
+    def new_goals(self, completed: list[Feature] | None = None) -> list[tuple[int, int, int]]:
+        """Frame goals met now but not before: (side, goal index, points); marks them met.
+
+        ``completed``: the features the last build completed, if known.  Only a
+        newly completed feature can meet a goal that was not met before, so
+        those are all that need looking at; without it, every feature is.
+        """
+        features = self.features if completed is None else completed
+        if not features:
+            return []
         out = []
         for side, part_id in enumerate(self.frame):
             for gi, goal in enumerate(self.comp.frames[part_id].goals):
                 if (side, gi) in self.goals_done:
                     continue
                 line = frame_line(side, goal.position)
-                if any(f.kind == goal.kind and any(on_line(c, line) for c in f.cells) for f in self.features):
+                if any(f.kind == goal.kind and any(on_line(c, line) for c in f.cells) for f in features):
                     self.goals_done.append((side, gi))
                     out.append((side, gi, goal.vp))
         return out

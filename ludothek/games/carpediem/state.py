@@ -15,6 +15,7 @@ from ludothek.engine import (
     CHANCE,
     TERMINAL,
     Game,
+    HistoryEntry,
     IllegalAction,
     SeatResult,
     State,
@@ -31,7 +32,7 @@ from .components import (
     WARES,
     ComponentSet,
     ScoringCard,
-    grid_circles,
+    circle_pairs,
     load,
 )
 from .district import District, Feature
@@ -40,6 +41,8 @@ from .player import Player
 
 PLAYER_STAGES = ("place", "move", "take", "build", "freturn", "seal", "sealbuild", "disc", "card")
 CHANCE_STAGES = ("start", "board", "frame", "deal", "reveal", "fdraw")
+#: The player of the stages that are not a seat's decision.
+STAGE_PLAYER = {**dict.fromkeys(CHANCE_STAGES, CHANCE), "end": TERMINAL}
 CARD_MODES = ("fulfil", "bread", "both", "fail")
 #: Order in which the rewards of features completed by one tile are given.
 REWARD_ORDER = {"landscape": 0, "dwelling": 1, "single": 2, "villa": 3}
@@ -47,6 +50,35 @@ REWARD_ORDER = {"landscape": 0, "dwelling": 1, "single": 2, "villa": 3}
 
 def circle_name(a: int, b: int) -> str:
     return f"{a}-{b}"
+
+
+#: ``build:<cell>:<rotation>`` for every cell and rotation, made once (interned) rather than per search.
+BUILD_ACTIONS: dict[tuple[int, int], str] = {
+    (cell, rot): f"build:{cell_name(cell)}:{rot}" for cell in range(36) for rot in ROTATIONS
+}
+#: ``move:<space>`` by the 0-based space.
+MOVE_ACTIONS = tuple(f"move:{t + 1}" for t in range(64))
+#: The other way round: a well-formed build action's cell and rotation.
+BUILD_PARSED: dict[str, tuple[int, int]] = {name: key for key, name in BUILD_ACTIONS.items()}
+
+
+StartLists = tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[str, ...]], tuple[str, ...], tuple[str, ...]]
+#: By the identity of a component set (kept alive here): its start lists, see `_start_lists`.
+_STARTS: dict[int, tuple[ComponentSet, StartLists]] = {}
+
+
+def _start_lists(comp: ComponentSet) -> StartLists:
+    """Boards, frames, cards by letter and the light and dark tiles, sorted: the same for every new game."""
+    known = _STARTS.get(id(comp))
+    if known is not None and known[0] is comp:
+        return known[1]
+    cards = {L: tuple(sorted(c.id for c in comp.cards.values() if c.letter == L)) for L in "ABCD"}
+    lists = (tuple(sorted(comp.boards)), tuple(sorted(comp.frames)), cards,
+             tuple(comp.tiles_with_back("light")), tuple(comp.tiles_with_back("dark")))
+    if len(_STARTS) > 16:  # tests build a few variant component sets; never let them pile up
+        _STARTS.clear()
+    _STARTS[id(comp)] = (comp, lists)
+    return lists
 
 
 class CarpeDiemState(State):
@@ -62,18 +94,19 @@ class CarpeDiemState(State):
         self.pass_no = 0
         self.turn_index = 0
         self.players: list[Player] = []
-        self.boards_left = sorted(self.comp.boards)
-        self.frames_left = sorted(self.comp.frames)
+        boards, frames, cards, light, dark = _start_lists(self.comp)
+        self.boards_left = list(boards)
+        self.frames_left = list(frames)
         self.pending_boards: list[str] = []
         self.pending_frames: list[list[str]] = [[] for _ in range(num_players)]
         cells = rules.grid_rows * rules.grid_cols
         self.slots: list[str | None] = [None] * (cells + 1)  # index 1..12
         self.deal_slots = [s for s in range(1, cells + 1) if s not in self.setup.empty_slots]
         self.deal_letters = dict(self.setup.cards_per_letter)
-        self.cards_left = {L: sorted(c.id for c in self.comp.cards.values() if c.letter == L) for L in "ABCD"}
+        self.cards_left = {L: list(ids) for L, ids in cards.items()}
         self.discs: dict[str, int] = {}
-        self.light_left = self.comp.tiles_with_back("light")
-        self.dark_left = self.comp.tiles_with_back("dark")
+        self.light_left = list(light)
+        self.dark_left = list(dark)
         self.seal: list[str | None] = []
         self.rondel: list[list[str]] = [[] for _ in range(rules.rondel_spaces)]
         self.taken = [0] * rules.rondel_spaces
@@ -123,7 +156,7 @@ class CarpeDiemState(State):
 
     def circles(self) -> list[tuple[int, int]]:
         """Every circle of the scoring grid: a pair of orthogonally neighbouring card spaces."""
-        return grid_circles(self.comp.rules.grid_rows, self.comp.rules.grid_cols)
+        return list(circle_pairs(self.comp.rules.grid_rows, self.comp.rules.grid_cols))
 
     def free_circles(self) -> list[tuple[int, int]]:
         return [(a, b) for a, b in self.circles()
@@ -159,13 +192,14 @@ class CarpeDiemState(State):
         assert pos is not None
         n = len(self.rondel)
         out: list[int] = []
+        rondel = self.rondel
         for d in (1, -1):
             t = (pos + d) % n
-            while not self.rondel[t] and t != pos:
+            while not rondel[t] and t != pos:
                 t = (t + d) % n
-            if self.rondel[t] and t not in out:
+            if rondel[t] and t not in out:
                 out.append(t)
-        return sorted(out)
+        return out if len(out) < 2 or out[0] < out[1] else [out[1], out[0]]
 
     def placeable_seals(self, seat: int) -> list[str]:
         d = self.players[seat].district
@@ -176,20 +210,17 @@ class CarpeDiemState(State):
 
     # ----- the contract ------------------------------------------------------------
     def current_player(self) -> int:
-        if self.stage == "end":
-            return TERMINAL
-        if self.stage in CHANCE_STAGES:
-            return CHANCE
-        return self.actor
+        kind = STAGE_PLAYER.get(self.stage)
+        return self.actor if kind is None else kind
 
     def legal_actions(self) -> list[str]:
         """The legal actions, built afresh; the next move's check reuses them (see `_memo_legal_now`)."""
         legal = self._legal_actions()
         history = self._history
-        self._memo_legal = (len(history), history[-1] if history else None, self.stage, frozenset(legal))
+        self._memo_legal = (len(history), history[-1] if history else None, self.stage, legal)
         return legal
 
-    def _memo_legal_now(self) -> frozenset[str] | None:
+    def _memo_legal_now(self) -> list[str] | None:
         """The legal actions a bot or player just asked for, if still for this position.
 
         A bot asks for the list and then plays one of it, which is checked
@@ -201,12 +232,29 @@ class CarpeDiemState(State):
         history = self._history
         if (memo is not None and memo[0] == len(history) and memo[1] is (history[-1] if history else None)
                 and memo[2] == self.stage):
-            legal: frozenset[str] = memo[3]
+            legal: list[str] = memo[3]
             return legal
         return None
 
     def _legal_actions(self) -> list[str]:
         st = self.stage
+        if st == "build":  # the most frequent decisions first
+            assert self.held is not None
+            names = BUILD_ACTIONS
+            acts = [names[c, r] for c, r in self.players[self.actor].district.placements(self.comp.tiles[self.held])]
+            acts.append("store")
+            return acts
+        if st == "move":
+            seat = self.actor
+            normal = self.move_targets(seat)
+            acts = [MOVE_ACTIONS[t] for t in normal]
+            if self.players[seat].bread > 0:
+                acts += [f"move:{t + 1}:bread" for t in range(len(self.rondel)) if self.rondel[t] and t not in normal]
+            return acts
+        if st == "take":
+            pos = self.players[self.actor].pos
+            assert pos is not None
+            return ["take:" + t for t in self.rondel[pos]]
         if st == "end":
             return []
         if st == "start":
@@ -237,7 +285,8 @@ class CarpeDiemState(State):
             return [f"take:{t}" for t in self.rondel[p.pos]]
         if st in ("build", "sealbuild"):
             assert self.held is not None
-            acts = [f"build:{cell_name(c)}:{r}" for c, r in p.district.placements(self.comp.tiles[self.held])]
+            names = BUILD_ACTIONS
+            acts = [names[c, r] for c, r in p.district.placements(self.comp.tiles[self.held])]
             return [*acts, "store"] if st == "build" else acts
         if st == "freturn":
             if len(self.fdrawn) < 2:
@@ -291,6 +340,31 @@ class CarpeDiemState(State):
             return [(f"fountain:{k}", n / total) for k, n in self.fdeck.items() if n > 0]
         return super().chance_outcomes()
 
+    def sample_outcome(self, rng: random.Random) -> str:
+        """One chance outcome drawn with exactly the probabilities of `chance_outcomes`, without listing them.
+
+        A tile reveal is a uniform draw from its stack, a deal a letter by its
+        open slots and then a uniform card of that letter, a fountain draw a
+        card of the pile by its copies.
+        """
+        st = self.stage
+        if st == "reveal":
+            return "tile:" + rng.choice(self._reveal_stack())
+        if st == "deal":
+            x = rng.randrange(sum(self.deal_letters.values()))
+            for L in "ABCD":
+                k = self.deal_letters.get(L, 0)
+                if x < k:
+                    return "card:" + rng.choice(self.cards_left[L])
+                x -= k
+        if st == "fdraw":
+            x = rng.randrange(sum(self.fdeck.values()))
+            for kind, n in self.fdeck.items():
+                if x < n:
+                    return "fountain:" + kind
+                x -= n
+        return super().sample_outcome(rng)
+
     def _visibility(self, action: str) -> frozenset[int] | None:
         if action.startswith("fountain:"):
             return frozenset({self.actor})
@@ -299,6 +373,11 @@ class CarpeDiemState(State):
     def _validate(self, action: str) -> None:
         """Check a build directly (the full list of placements is only needed to show it)."""
         if action.startswith("build:") and self.stage in ("build", "sealbuild") and self.held is not None:
+            parsed = BUILD_PARSED.get(action)
+            if parsed is not None:  # well formed: the district's frontier knows whether it fits
+                if self.players[self.actor].district.fits_rotation(self.comp.tiles[self.held], *parsed):
+                    return
+                raise IllegalAction(self.explain_illegal(action))
             fields = action.split(":")
             if len(fields) == 3 and fields[2] in ("0", "90", "180", "270") and len(fields[1]) == 2:
                 try:
@@ -309,6 +388,19 @@ class CarpeDiemState(State):
                 if orient is not None and self.players[self.actor].district.fits(orient, cell):
                     return
             raise IllegalAction(self.explain_illegal(action))
+        st = self.stage
+        if st in ("reveal", "deal", "fdraw"):
+            head, _, arg = action.partition(":")
+            if st == "reveal":
+                ok = head == "tile" and arg in self._reveal_stack()
+            elif st == "deal":
+                card = self.comp.cards.get(arg) if head == "card" else None
+                ok = card is not None and self.deal_letters.get(card.letter, 0) > 0 and arg in self.cards_left[card.letter]
+            else:
+                ok = head == "fountain" and self.fdeck.get(arg, 0) > 0
+            if not ok:
+                raise IllegalAction(self.explain_illegal(action))
+            return
         legal = self._memo_legal_now()
         if legal is None:
             super()._validate(action)
@@ -348,8 +440,26 @@ class CarpeDiemState(State):
     # ----- applying ----------------------------------------------------------------
     def _apply(self, action: str) -> None:
         head, _, arg = action.partition(":")
-        handler = getattr(self, f"_do_{head}")
-        handler(arg)
+        HANDLERS[head](self, arg)
+
+    def _apply_checked(self, action: str, seat: int | None) -> None:
+        """The contract's checked apply with the same checks, in fewer calls: bots' and replays' hot path.
+
+        Anything unusual (not a string, the game over, out of turn) goes to
+        the engine's own version, which raises its refusal; otherwise it is
+        the same sequence: validate, apply, record with the chance outcome's
+        visibility.
+        """
+        kind = STAGE_PLAYER.get(self.stage)
+        player = self.actor if kind is None else kind
+        if type(action) is not str or player == TERMINAL or (seat is not None and seat != player):
+            super()._apply_checked(action, seat)
+            return
+        self._validate(action)
+        visible_to = self._visibility(action) if player == CHANCE else None
+        head, _, arg = action.partition(":")
+        HANDLERS[head](self, arg)
+        self._history.append(HistoryEntry(player, action, visible_to))
 
     def _do_start(self, arg: str) -> None:
         self.start = int(arg)
@@ -455,8 +565,7 @@ class CarpeDiemState(State):
         self._continue_turn()
 
     def _do_build(self, arg: str) -> None:
-        cell_text, _, rot_text = arg.partition(":")
-        cell, rotation = parse_cell(cell_text), int(rot_text)
+        cell, rotation = BUILD_PARSED["build:" + arg]
         assert self.held is not None and rotation in ROTATIONS
         seat = self.actor
         p = self.players[seat]
@@ -466,7 +575,7 @@ class CarpeDiemState(State):
         if cell in self.comp.boards[p.district.board].banners:
             self._advance(seat, 1)
         self._reward(seat, features)
-        p.district.new_goals()
+        p.district.new_goals(features)
         self._continue_turn()
 
     def _reward(self, seat: int, features: list[Feature]) -> None:
@@ -652,3 +761,7 @@ class CarpeDiemState(State):
         from .hidden import resample
 
         return resample(self, seat, rng)
+
+
+#: The handler of each action head (``build`` → `CarpeDiemState._do_build`), looked up once.
+HANDLERS = {name[4:]: fn for name, fn in vars(CarpeDiemState).items() if name.startswith("_do_")}

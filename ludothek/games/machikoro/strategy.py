@@ -63,6 +63,35 @@ def evaluate(state: State, seat: int) -> float:
     return landmarks + state._coins[seat] + HORIZON * income(state, seat)
 
 
+def turns_to_finish(state: MachiKoroState, seat: int) -> float:
+    """A race estimate: rounds ``seat`` still needs to complete its landmarks.
+
+    The coins still missing for the unbuilt landmarks, at the expected income
+    per round (one build per turn, so at least one round per landmark left).
+    """
+    built = state._built[seat]
+    left = [m.cost for m in LANDMARKS if not built & m.bit]
+    if not left:
+        return 0.0
+    missing = max(0.0, sum(left) - state._coins[seat])
+    return max(len(left), missing / max(income(state, seat), 0.5))
+
+
+def search_evaluate(state: State, seat: int) -> float:
+    """`hard`'s cut-off evaluation: the race to the last landmark, in rounds (fewer is better).
+
+    Machi Koro is a race: what decides it is who finishes first, which the
+    coin-valued `evaluate` only approximates.  A seat already out (finished
+    in the Yucata ending) is far ahead.
+    """
+    assert isinstance(state, MachiKoroState)
+    return -turns_to_finish(state, seat)
+
+
+#: `hard`'s constants: leads are in rounds of the race (search_evaluate), finished games in landmarks.
+SEARCH = {"scale": 1.5, "margin_scale": 1.0, "rollout_depth": 10, "exploration": 0.6, "margin": 0.15}
+
+
 class CheeseRanchExpert:
     """A scripted version of the published Cheese Factory / Ranch plan, as a yardstick for `hard`.
 
