@@ -28,6 +28,8 @@ class Layout:
     #: Every rubble field in clearing order (uphill).
     fields: tuple[Field, ...]
     num_slots: int
+    #: Daffodil Line: whether each track slot takes a canal card (filled) instead of a base card (cleared).
+    canal_slots: tuple[bool, ...] = ()
 
     def station_index(self, key: str) -> int:
         for i, st in enumerate(self.stations):
@@ -41,14 +43,16 @@ def layout(num_players: int, scenario_key: str = "mount_snowdon") -> Layout:
     stations = scenario(scenario_key).stations_for(num_players)
     slots_before: list[tuple[int, ...]] = []
     fields: list[Field] = []
+    canal: list[bool] = []
     slot = 0
     for si, st in enumerate(stations):
         mine = tuple(range(slot, slot + st.track_cards_before))
         slot += st.track_cards_before
         slots_before.append(mine)
+        canal.extend([st.canal_before] * len(mine))
         fields.extend(("t", s, 0) for s in mine)
         fields.extend(("s", si, j) for j in range(len(st.excavation_sites)))
-    return Layout(stations, tuple(slots_before), tuple(fields), slot)
+    return Layout(stations, tuple(slots_before), tuple(fields), slot, tuple(canal))
 
 
 class Route:

@@ -54,6 +54,8 @@ class SnowdoniaState(EffectsMixin):
             for st in self.lay.stations
         ]
         self.track_pool = sorted(self.scen.track_numbers)
+        daff = self.scen.daffodil
+        self.canal_pool = sorted(c.name for c in daff.canal_cards) if daff else []
         self.rates = {"excavate": board.excavate_start, "lay_track": board.lay_start}
         self.forecast = [None, None, None]
         self.events = [False] * len(board.event_track)
@@ -161,6 +163,10 @@ class SnowdoniaState(EffectsMixin):
             counts = {}
             for v in self.track_pool:
                 counts[f"track:{v}"] = counts.get(f"track:{v}", 0) + 1
+        elif kind == "canal":
+            counts = {}
+            for name in self.canal_pool:
+                counts[f"canal:{name}"] = counts.get(f"canal:{name}", 0) + 1
         elif kind == "aside":
             counts = {f"aside:{t}": 1 for t in sorted(self.scen.trains)}
         elif kind == "draw":
@@ -398,7 +404,8 @@ class SnowdoniaState(EffectsMixin):
 
     # ----- setup ----------------------------------------------------------------------
     def _task_deal_track(self, slot: int) -> None:
-        self.chance = ["track", slot]
+        canal = self.lay.canal_slots and self.lay.canal_slots[slot]
+        self.chance = ["canal" if canal else "track", slot]
 
     def _task_aside(self) -> None:
         self.chance = ["aside"]
@@ -666,6 +673,11 @@ class SnowdoniaState(EffectsMixin):
             value = int(arg)
             self.track_pool.remove(value)
             self.tracks[task[1]].update(number=value, rubble=value)
+        elif kind == "canal":
+            # A canal card starts empty: players fill it with rubble before track can be laid.
+            self.canal_pool.remove(arg)
+            number, _, mark = arg.partition("+")
+            self.tracks[task[1]].update(number=int(number), rubble=0, canal=True, daffodil=mark == "daffodil")
         elif kind == "aside":
             self.aside_train = int(arg)
             board = self.scen.board

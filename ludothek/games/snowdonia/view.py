@@ -166,6 +166,9 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
     panel_order = order if seat is None else order[order.index(seat):] + order[: order.index(seat)]
     return {
         "game": "snowdonia",
+        "map": st.map,
+        #: The map's station (or canal card) values are our reconstructions: the board says so quietly.
+        "provisional": st.scen.provisional,
         "me": seat,
         "players": st.num_players,
         "round": st.round,
