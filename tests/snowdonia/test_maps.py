@@ -65,14 +65,14 @@ def render_board(st: object, seat: int | None, lang: str) -> str:
     """The portal's Snowdonia board partial for ``st`` (as the game page renders it)."""
     from pathlib import Path
 
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+    from jinja2 import Environment, FileSystemLoader
 
     from ludothek.portal.i18n import t
     from ludothek.portal.pages import board_helpers
     from ludothek.portal.pickers import board_pickers
 
     templates = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
-    env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined)
+    env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True)
     legal = st.legal_actions() if seat is not None and st.current_player() == seat else []  # type: ignore[attr-defined]
     ctx = {
         "view": st.view(seat), "seat": seat, "legal": legal, "lang": lang,  # type: ignore[attr-defined]

@@ -237,5 +237,14 @@ class StateBase(State):
             out.extend(st.build_sites[j].vp for j, o in enumerate(s["build"]) if o == seat)
         return out
 
+    def markers_counting_as_track(self, seat: int) -> int:
+        """Daffodil Line: the seat's markers on build spaces that count for track contracts only."""
+        out = 0
+        for si, st in enumerate(self.lay.stations):
+            for j, owner in enumerate(self.sites[si]["build"]):
+                if owner == seat and st.build_sites[j].counts_as == "track":
+                    out += 1
+        return out
+
     def markers_on_track(self, seat: int) -> list[int]:
         return [t["number"] for t in self.tracks if t["owner"] == seat]

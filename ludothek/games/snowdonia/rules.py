@@ -26,7 +26,7 @@ from . import notation, view
 from .base import new_player
 from .components import AREAS
 from .effects import EffectsMixin
-from .scoring import Holdings, optimal_assignment
+from .scoring import Holdings, daffodil_points, optimal_assignment
 from .work import parse_cube_combo
 
 BAG_ORDER = ("iron", "stone", "coal", "event")
@@ -77,6 +77,10 @@ class SnowdoniaState(EffectsMixin):
         self.discard = []
         self.offer = []
         self.players = [new_player(board.markers_per_player) for _ in range(n)]
+        if daff:
+            for pl in self.players:
+                pl["daffodils"] = 0
+                pl["filled"] = 0  # rubble this player put into canal cards (for the log)
         self.spaces = {}
         self.g_workers = []
         self.contracts_blocked = False
@@ -231,9 +235,11 @@ class SnowdoniaState(EffectsMixin):
     # ===== scoring =================================================================
     def holdings(self, seat: int) -> Holdings:
         pl = self.p(seat)
+        # Daffodil Line: markers on Over Junction's steel spaces count for track contracts only.
+        as_track = self.markers_counting_as_track(seat)
         return Holdings(
-            stations=len(self.markers_on_stations(seat)),
-            track=len(self.markers_on_track(seat)),
+            stations=len(self.markers_on_stations(seat)) - as_track,
+            track=len(self.markers_on_track(seat)) + as_track,
             rubble=pl["rubble"],
             coal=pl["coal"],
             surveyor_number=self.lay.stations[pl["surveyor"]].number,
@@ -252,9 +258,21 @@ class SnowdoniaState(EffectsMixin):
             "train": 9 if train is not None and self.scen.trains[train].ability == "nine_points" else 0,
             "contracts": best,
         }
+        if self.scen.daffodil is not None:
+            parts["daffodils"] = daffodil_points(self.daffodils_at_end(seat), self.scen.daffodil.set_points)
         parts["total"] = sum(parts.values())
         parts["contract_values"] = {str(k): v for k, v in values.items()}
         return parts
+
+    def daffodils_at_end(self, seat: int) -> int:
+        """Daffodil Line: the seat's daffodils, plus one for a surveyor on Dymock or Over Junction.
+
+        The surveyor's daffodil is given "before scoring"; until the end this
+        is what the seat would have if the game ended now.
+        """
+        pl = self.p(seat)
+        bonus = 1 if self.lay.stations[pl["surveyor"]].surveyor_daffodil else 0
+        return int(pl["daffodils"]) + bonus
 
     def final_score(self, seat: int) -> int:
         return int(self.score_parts(seat)["total"])
@@ -333,7 +351,9 @@ class SnowdoniaState(EffectsMixin):
             self.take_cubes(seat, counts)
         elif kind == "work":
             parts = [] if arg == "nothing" else arg.split("+")
-            self.do_work(seat, parts.count("steel"), parts.count("stone"), self.iron_per_steel(seat))
+            self.do_work(
+                seat, parts.count("steel"), parts.count("stone"), self.iron_per_steel(seat), parts.count("smash")
+            )
         elif kind == "build":
             if action != "pass":
                 self.do_build(seat, action)
