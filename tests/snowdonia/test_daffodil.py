@@ -489,3 +489,35 @@ def test_five_players_are_refused_for_the_yellow_daffodils() -> None:
     with pytest.raises(InvalidOptions):
         GAME.new_state(5, OPTIONS)
     assert GAME.new_state(4, OPTIONS).current_player() == CHANCE
+
+
+def test_the_recorded_daffodil_game_uses_the_scenarios_rules() -> None:
+    import json
+    from pathlib import Path
+
+    from ludothek.engine import replay
+
+    path = Path(__file__).parent / "fixtures" / "game_daffodil_3p_greedy_seed1.json"
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    st = replay(rec)
+    assert isinstance(st, SnowdoniaState) and st.map == "daffodil_line" and st.is_terminal()
+    actions = [a["action"] for a in rec["actions"]]
+    assert sum(a.startswith("canal:") for a in actions) == 7
+    assert any("smash" in a for a in actions)
+    assert any(a.startswith("build:gloucester.") for a in actions)
+    assert sum(p["filled"] for p in st.players) > 0
+    assert any(t["owner"] is not None for t in st.tracks if t.get("canal"))
+
+
+def test_the_scenario_extends_the_texts_of_contracts_3_26_and_30() -> None:
+    st = new_daffodil(2)
+    assert "canal card is filled completely" in st.scen.contracts[3].text["en"]
+    assert "doppelt so viel auffüllen" in st.scen.contracts[26].text["de"]
+    assert "auffüllen" in st.scen.contracts[30].text["de"]
+    from .helpers import new
+
+    assert "Daffodil" not in new(2).scen.contracts[3].text["en"]
+
+
+def test_the_workshop_card_per_player_count_comes_from_the_scenario_data() -> None:
+    assert [new_daffodil(n).area_spaces("C") for n in (1, 2, 3, 4)] == [["C1"], ["C1"], ["C1"], ["C1", "C2"]]

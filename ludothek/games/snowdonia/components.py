@@ -9,7 +9,7 @@ small rule switches, not as a rewrite.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -293,6 +293,17 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
     areas = tuple(
         AreaSpec(a["area"], a["action"], {int(k): v for k, v in a["spaces"].items()}) for a in spaces["areas"]
     )
+    daffodil = None
+    if key == "daffodil_line":
+        raw_daffodil = _load("daffodil_line.json")
+        daffodil = _daffodil_rules(raw_daffodil)
+        # The scenario's own workshop card (its side per player count), and the contract texts it extends.
+        workshop = {int(k): v for k, v in raw_daffodil["workshop_spaces"].items() if not k.startswith("_")}
+        areas = tuple(AreaSpec(a.area, a.action, workshop) if a.area == "C" else a for a in areas)
+        for number, extra in raw_daffodil["contract_text_additions"].items():
+            c = contracts[int(number)]
+            text = {lang: f"{c.text[lang]} {extra[lang]}" for lang in c.text}
+            contracts[int(number)] = replace(c, text=text)
     return Scenario(
         key=key,
         stations=stations,
@@ -304,6 +315,6 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
         fog_blocks=tuple(spaces["fog_blocks"]),
         cleared_route_area=dict(spaces["cleared_route_area"]),
         provisional=bool(raw_stations.get("provisional")),
-        daffodil=_daffodil_rules(_load("daffodil_line.json")) if key == "daffodil_line" else None,
+        daffodil=daffodil,
         max_players=max(p for s in stations for p in s.players),
     )
