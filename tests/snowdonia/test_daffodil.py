@@ -521,3 +521,18 @@ def test_the_scenario_extends_the_texts_of_contracts_3_26_and_30() -> None:
 
 def test_the_workshop_card_per_player_count_comes_from_the_scenario_data() -> None:
     assert [new_daffodil(n).area_spaces("C") for n in (1, 2, 3, 4)] == [["C1"], ["C1"], ["C1"], ["C1", "C2"]]
+
+
+def test_a_daffodil_space_without_enough_daffodils_is_refused_with_the_reason() -> None:
+    from ludothek.engine import IllegalAction
+
+    st = new_daffodil(2)
+    for i in (11, 12, 13):
+        st.tracks[i]["rubble"] = 0
+    st.players[0]["daffodils"] = 2
+    place(st, {0: ["E1", "G"], 1: ["G", "G"]})
+    assert kind(st) == "build"
+    before = st.snapshot()
+    with pytest.raises(IllegalAction, match="Gloucester site 4 costs 3 daffodils and you have 2"):
+        st.apply_action("build:gloucester.4")
+    assert st.snapshot() == before

@@ -207,8 +207,22 @@ class SnowdoniaState(EffectsMixin):
         if kind == "build" and action.startswith(("build:", "train:")):
             if action.startswith("train:") and not self.trains_available:
                 return "trains cannot be bought before the event 'trains may now be bought'"
+            price = self._daffodil_price(action)
+            if price is not None and self.decision is not None:
+                have = self.p(self.decision["seat"])["daffodils"]
+                if have < price[1]:
+                    return f"{price[0]} costs {price[1]} daffodils and you have {have}"
             return f"'{action}' cannot be built or paid for now"
         return f"'{action}' is not legal now; expected a choice for: {notation.decision_label(kind, 'en')}"
+
+    def _daffodil_price(self, action: str) -> tuple[str, int] | None:
+        """Daffodil Line: (site name, price) when ``action`` builds on a space paid in daffodils."""
+        key, _, idx = action.partition(":")[2].partition("+")[0].partition(".")
+        for st in self.lay.stations:
+            if st.key == key and idx.isdigit() and 1 <= int(idx) <= len(st.build_sites):
+                cost = st.build_sites[int(idx) - 1].daffodils
+                return (f"{st.name} site {idx}", cost) if cost else None
+        return None
 
     def _apply(self, action: str) -> None:
         if self.chance is not None:
