@@ -536,3 +536,26 @@ def test_a_daffodil_space_without_enough_daffodils_is_refused_with_the_reason() 
     with pytest.raises(IllegalAction, match="Gloucester site 4 costs 3 daffodils and you have 2"):
         st.apply_action("build:gloucester.4")
     assert st.snapshot() == before
+
+
+def test_the_log_says_who_fills_the_canal_and_gets_a_daffodil() -> None:
+    st = new_daffodil(2)
+    ready_canal(st)
+    st.tracks[4]["rubble"], st.tracks[5]["rubble"], st.tracks[6]["rubble"] = 4, 2, 1
+    st.sites[3]["dig"][0]["rubble"] = 0
+    st.players[0]["rubble"] = 4
+    place(st, {0: ["B1", "G"], 1: ["G", "G"]})
+    st2 = new_daffodil(2)
+    ready_canal(st2)
+    st2.tracks[4]["rubble"], st2.tracks[5]["rubble"], st2.tracks[6]["rubble"] = 4, 2, 1
+    st2.sites[3]["dig"][0]["rubble"] = 0
+    st2.players[0]["rubble"] = 4
+    place(st2, {0: ["B1", "G"], 1: ["G"]})
+    last = "place:G"
+    assert st2.legal_actions() and last in st2.legal_actions()
+    en = st2.describe(last, "en")
+    de = st2.describe(last, "de")
+    assert "Player 1 fills 2 rubble into the canal." in en and "Player 1 gets 1 daffodil." in en
+    assert "füllt 2 Geröll in den Kanal" in de and "erhält 1 Narzisse" in de
+    assert "excavates" not in en
+    assert st.players[0]["daffodils"] == 1
