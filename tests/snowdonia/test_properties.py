@@ -81,10 +81,10 @@ def random_game_holds_the_invariants(seed: int, n: int, options: dict[str, str])
 
 
 @settings(max_examples=10)
-@given(seed=hst.integers(0, 10**9), steps=hst.integers(0, 300))
-def test_every_seat_sees_the_same_board(seed: int, steps: int) -> None:
+@given(seed=hst.integers(0, 10**9), steps=hst.integers(0, 300), daffodil=hst.booleans())
+def test_every_seat_sees_the_same_board(seed: int, steps: int, daffodil: bool) -> None:
     rng = random.Random(seed)
-    st = GAME.new_state(3)
+    st = GAME.new_state(3, {"map": "daffodil_line"} if daffodil else {})
     for _ in range(steps):
         if st.is_terminal():
             break
