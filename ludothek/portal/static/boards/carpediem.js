@@ -35,7 +35,13 @@
     const rotate = document.getElementById("cd-rotate");
     clearPreview();
     if (!district) { picked = null; return; }
-    district.querySelectorAll(".cd-cell").forEach((c) => c.classList.toggle("cd-legal", !!options[c.dataset.cell]));
+    district.querySelectorAll(".cd-cell").forEach((c) => {
+      const legal = !!options[c.dataset.cell];
+      c.classList.toggle("cd-legal", legal);
+      // keyboard: a cell where the tile fits is a tab stop; Enter or Space picks it like a click
+      if (legal) { c.setAttribute("tabindex", "0"); c.setAttribute("role", "button"); c.setAttribute("aria-label", c.dataset.cell); }
+      else { c.removeAttribute("tabindex"); c.removeAttribute("role"); c.removeAttribute("aria-label"); }
+    });
     if (!picked || !options[picked]) {
       picked = null;
       if (confirm) { confirm.disabled = true; confirm.removeAttribute("data-action"); }
@@ -72,6 +78,14 @@
       return;
     }
     if (ev.target.closest("#cd-rotate")) { rotIndex += 1; render(); }
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const cell = ev.target.closest && ev.target.closest(".cd-district.cd-me .cd-cell.cd-legal");
+    if (!cell || !document.getElementById("cd-buildbar")) return;
+    ev.preventDefault();
+    if (picked !== cell.dataset.cell) { picked = cell.dataset.cell; rotIndex = 0; }
+    render();
   });
   document.addEventListener("ludothek:board", () => {
     if (!document.getElementById("cd-buildbar")) picked = null;
