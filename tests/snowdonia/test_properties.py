@@ -91,3 +91,50 @@ def test_conformance_suite(n: int) -> None:
 @pytest.mark.parametrize("train", ["2", "6", "7"])
 def test_conformance_suite_solo_series(train: str) -> None:
     run_suite("snowdonia", 1, {"solo_train": train}, seeds=range(1), deep_every=20)
+
+
+def _containers(value: object, path: str = "") -> dict[int, str]:
+    """The ids of every list and dict inside ``value``, with where they are."""
+    found: dict[int, str] = {}
+    if isinstance(value, dict):
+        found[id(value)] = path
+        for k, v in value.items():
+            found.update(_containers(v, f"{path}.{k}"))
+    elif isinstance(value, list):
+        found[id(value)] = path
+        for i, v in enumerate(value):
+            found.update(_containers(v, f"{path}[{i}]"))
+    return found
+
+
+@settings(max_examples=15)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 5), steps=hst.integers(0, 400))
+def test_clone_is_independent_and_equal(seed: int, n: int, steps: int) -> None:
+    """`clone` copies field by field for speed: it must share nothing a move could change."""
+    from ludothek.games.snowdonia.base import FIELDS
+
+    rng = random.Random(seed)
+    st = GAME.new_state(n)
+    for _ in range(steps):
+        if st.is_terminal():
+            break
+        st.apply_action(random_action(st, rng))
+    twin = st.clone()
+    assert twin.snapshot() == st.snapshot() and twin.history() == st.history()
+    assert twin.legal_actions() == st.legal_actions() and twin.chance_outcomes() == st.chance_outcomes()
+    mine = {}
+    for name in FIELDS:
+        mine.update(_containers(getattr(st, name), name))
+    theirs = {}
+    for name in FIELDS:
+        theirs.update(_containers(getattr(twin, name), name))
+    # Agenda tasks and event-log entries are never changed once made; everything else must be a copy.
+    shared = {mine[i] for i in mine.keys() & theirs.keys() if not mine[i].startswith(("agenda[", "event_log["))}
+    assert not shared
+    # Playing on in the copy leaves the original as it was.
+    before = st.snapshot()
+    for _ in range(50):
+        if twin.is_terminal():
+            break
+        twin.apply_action(random_action(twin, rng))
+    assert st.snapshot() == before

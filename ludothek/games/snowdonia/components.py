@@ -139,10 +139,7 @@ class Scenario:
         raise KeyError(area)
 
     def action_of(self, area: str) -> str:
-        for spec in self.areas:
-            if spec.area == area:
-                return spec.action
-        raise KeyError(area)
+        return _AREA_ACTIONS[self.key][area]
 
 
 def _contract(raw: dict[str, Any]) -> Contract:
@@ -203,6 +200,10 @@ def _board(raw: dict[str, Any]) -> Board:
     )
 
 
+#: Each scenario's action per area, for `Scenario.action_of` (asked several times per round).
+_AREA_ACTIONS: dict[str, dict[str, str]] = {}
+
+
 @cache
 def scenario(key: str = "mount_snowdon") -> Scenario:
     """The scenario's data, loaded once."""
@@ -216,6 +217,7 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
     areas = tuple(
         AreaSpec(a["area"], a["action"], {int(k): v for k, v in a["spaces"].items()}) for a in spaces["areas"]
     )
+    _AREA_ACTIONS[key] = {a.area: a.action for a in areas}
     return Scenario(
         key=key,
         stations=stations,

@@ -21,14 +21,14 @@ class EffectsMixin(WorkMixin):
         """Contracts the seat may play before ``area`` resolves."""
         if self.contracts_blocked or self.area_blocked(area):
             return []
-        out = []
-        for n in sorted(self.p(seat)["unused"]):
-            c = self.scen.contracts[n]
-            if c.area != area:
-                continue
-            if c.effect == "move_worker" and not self.move_options(seat):
-                continue
-            out.append(n)
+        unused = self.players[seat]["unused"]
+        if not unused:
+            return []
+        contracts = self.scen.contracts
+        out = [n for n in sorted(unused) if contracts[n].area == area]
+        if out:
+            # #28 needs a worker of yours that can move somewhere.
+            out = [n for n in out if contracts[n].effect != "move_worker" or self.move_options(seat)]
         return out
 
     def play_contract(self, seat: int, number: int) -> None:
@@ -119,14 +119,17 @@ class EffectsMixin(WorkMixin):
 
     def event_excavate(self) -> list[Field]:
         """Other companies clear all rubble from as many fields as the excavation rate."""
-        route = self.route
-        cleared = []
-        for _ in range(self.rate("excavate")):
-            f = route.next_field()
-            if f is None:
+        cleared: list[Field] = []
+        todo = self.rate("excavate")
+        tracks, sites = self.tracks, self.sites
+        # One pass uphill over the fields that still hold rubble (the route's `next_field` order).
+        for f in self.lay.fields:
+            if len(cleared) >= todo:
                 break
-            route.set_rubble(f, 0)
-            cleared.append(f)
+            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
+            if holder["rubble"] > 0:
+                holder["rubble"] = 0
+                cleared.append(f)
         return cleared
 
     def event_lay_track(self) -> list[int]:

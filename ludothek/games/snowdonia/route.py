@@ -73,14 +73,16 @@ class Route:
             self.sites[f[1]]["dig"][f[2]]["rubble"] = value
 
     def next_field(self) -> Field | None:
-        """The lowest field that still has rubble."""
+        """The lowest field that still has rubble (`rubble_at` written out: this scans the whole route)."""
+        tracks, sites = self.tracks, self.sites
         for f in self.lay.fields:
-            if self.rubble_at(f) > 0:
+            if (tracks[f[1]]["rubble"] if f[0] == "t" else sites[f[1]]["dig"][f[2]]["rubble"]) > 0:
                 return f
         return None
 
     def rubble_left(self) -> int:
-        return sum(self.rubble_at(f) for f in self.lay.fields)
+        tracks, sites = self.tracks, self.sites
+        return sum(tracks[f[1]]["rubble"] if f[0] == "t" else sites[f[1]]["dig"][f[2]]["rubble"] for f in self.lay.fields)
 
     def clearable_tracks(self) -> list[int]:
         """Unlaid track slots free of rubble, lowest first: where a player may lay track."""
@@ -96,7 +98,11 @@ class Route:
         """Players may build here: not completed by an event, and the track cards leading here are clear."""
         if si == 0 or self.sites[si]["completed"]:
             return False
-        return all(self.tracks[s]["rubble"] == 0 for s in self.lay.slots_before[si])
+        tracks = self.tracks
+        for s in self.lay.slots_before[si]:  # noqa: SIM110 - a plain loop is faster than all() with a generator
+            if tracks[s]["rubble"]:
+                return False
+        return True
 
     def free_build_sites(self, si: int) -> list[int]:
         return [j for j, owner in enumerate(self.sites[si]["build"]) if owner is None]

@@ -14,7 +14,7 @@ from .components import CUBES
 
 
 def cube_combo_name(counts: dict[str, int]) -> str:
-    key = tuple(counts.get(c, 0) for c in CUBES)
+    key = (counts.get("iron", 0), counts.get("stone", 0), counts.get("coal", 0))  # the order of CUBES
     name = _COMBO_NAMES.get(key)
     if name is None:
         parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
@@ -24,6 +24,10 @@ def cube_combo_name(counts: dict[str, int]) -> str:
 
 #: Names of cube combinations already built: the stock yard asks for the same few again and again.
 _COMBO_NAMES: dict[tuple[int, ...], str] = {}
+
+
+#: Stock-yard options by (yard iron, stone, coal, cap, coal cap, exact): they depend on nothing else.
+_TAKE_OPTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
 
 
 def parse_cube_combo(text: str) -> dict[str, int] | None:
@@ -50,13 +54,19 @@ class WorkMixin(StateBase):
         largest combinations are offered.
         """
         y = self.yard
+        key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
+        cached = _TAKE_OPTIONS.get(key)
+        if cached is not None:
+            return list(cached)
         combos: list[tuple[int, str]] = []
         for c in range(min(coal_cap, y["coal"], cap) + 1):
             for s in range(min(y["stone"], cap - c) + 1):
                 for i in range(min(y["iron"], cap - c - s) + 1):
                     combos.append((i + s + c, cube_combo_name({"iron": i, "stone": s, "coal": c})))
         most = max(n for n, _ in combos)
-        return [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
+        options = [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
+        _TAKE_OPTIONS[key] = tuple(options)
+        return options
 
     def stock_yard_caps(self, seat: int) -> tuple[int, int]:
         cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
@@ -87,16 +97,19 @@ class WorkMixin(StateBase):
 
     def excavate(self, seat: int, amount: int) -> int:
         """Take ``amount`` rubble uphill; clearing a shovel site gives its owner marker."""
-        route = self.route
         pl = self.p(seat)
         taken = 0
-        while taken < amount:
-            f = route.next_field()
-            if f is None:
+        tracks, sites = self.tracks, self.sites
+        # One pass uphill: each field is emptied before the next is touched (the route's `next_field` order).
+        for f in self.lay.fields:
+            if taken >= amount:
                 break
-            have = route.rubble_at(f)
+            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
+            have = holder["rubble"]
+            if have <= 0:
+                continue
             take = min(have, amount - taken)
-            route.set_rubble(f, have - take)
+            holder["rubble"] = have - take
             taken += take
             if have - take == 0 and f[0] == "s":
                 self.claim_dig_site(seat, f[1], f[2])
