@@ -1,5 +1,8 @@
 """Regenerate the recorded games in ``fixtures/`` (run: ``python -m tests.snowdonia.make_fixtures``).
 
+``python -m tests.snowdonia.make_fixtures NAME...`` regenerates only the named files (for example a new
+map's game) and leaves the others as they are.
+
 Only needed after a deliberate rules change (bump ``rules_version`` then). The games are played by a
 simple greedy player so that they use trains, contracts and building, not only random moves.
 """
@@ -8,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 from ludothek.engine import CHANCE, load, record, sample_chance
@@ -48,10 +52,15 @@ def main() -> None:
         "game_3p_greedy_seed7.json": (3, {}, 7),
         "game_2p_greedy_seed4.json": (2, {}, 4),
         "game_solo_train6_seed11.json": (1, {"solo_train": "6"}, 11),
+        "game_daffodil_3p_greedy_seed1.json": (3, {"map": "daffodil_line"}, 1),
     }
-    for old in HERE.glob("*.json"):
-        old.unlink()
+    only = sys.argv[1:]
+    if not only:
+        for old in HERE.glob("*.json"):
+            old.unlink()
     for name, (n, options, seed) in games.items():
+        if only and name not in only:
+            continue
         rec = play(n, options, seed)
         (HERE / name).write_text(json.dumps(rec, indent=0) + "\n", encoding="utf-8")
         print(name, len(rec["actions"]), rec["result"])  # type: ignore[arg-type]

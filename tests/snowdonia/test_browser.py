@@ -67,3 +67,30 @@ def test_play_snowdonia_against_a_bot(browser: Any, server: str) -> None:
     support.shot(page, "snowdonia-end")
     assert clicks > 10 and on_board > 10
     assert "Ergebnis" in page.inner_text("#result")
+
+
+def test_play_the_daffodil_line_against_a_bot(browser: Any, server: str) -> None:
+    """The lobby offers the map; the board draws Ledbury, the canal cards and daffodils; the game ends."""
+    rng = random.Random(5)
+    page = support.register(browser, server, "narzisse", lang="de")
+    page.goto(f"{server}/new?game=snowdonia")
+    labels = page.eval_on_selector_all("select[name=opt_map] option", "els => els.map(e => e.textContent)")
+    assert any(label.startswith("Daffodil Line") for label in labels)
+    support.new_game(page, server, "snowdonia", ["bot"], {"map": "daffodil_line"})
+    page.wait_for_selector("#game[data-status=running]")
+    page.wait_for_selector(".sd #sd-route-svg")
+    assert "Ledbury" in (page.text_content("#sd-route-svg") or "")
+    assert page.is_visible("#sd-provisional")
+    assert page.locator("#sd-route-svg .sd-canal").count() == 7
+    support.shot(page, "snowdonia-daffodil-start")
+    clicks = 0
+    for actions in support.my_turns(page, 400):
+        support.click_action(page, choose(actions, rng))
+        clicks += 1
+        if clicks == 20:
+            support.shot(page, "snowdonia-daffodil-midgame")
+    page.wait_for_selector("#result")
+    support.shot(page, "snowdonia-daffodil-end")
+    assert clicks > 10
+    assert page.locator('#breakdown tr[data-part="daffodils"]').count() == 1
+    assert "Narzissen" in page.inner_text("#breakdown")

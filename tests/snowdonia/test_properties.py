@@ -42,6 +42,9 @@ def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
     assert len({p["train"] for p in players if p["train"] is not None}) == sum(p["train"] is not None for p in players)
     assert min(st.bag.values()) >= 0 and min(st.yard.values()) >= 0 and st.steel >= 0
     assert all(t["rubble"] >= 0 for t in st.tracks)
+    # Daffodil Line: a canal card never holds more than its number; daffodils are never negative.
+    assert all(t["rubble"] <= t["number"] for t in st.tracks if t.get("canal"))
+    assert all(p.get("daffodils", 0) >= 0 for p in players)
 
 
 @settings(max_examples=40)
@@ -49,6 +52,17 @@ def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
 def test_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
     rng = random.Random(seed)
     options = {"solo_train": str(rng.randint(1, 7))} if n == 1 else {}
+    random_game_holds_the_invariants(seed, n, options)
+
+
+@settings(max_examples=25)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 4))
+def test_daffodil_line_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
+    random_game_holds_the_invariants(seed, n, {"map": "daffodil_line"})
+
+
+def random_game_holds_the_invariants(seed: int, n: int, options: dict[str, str]) -> None:
+    rng = random.Random(seed)
     st = GAME.new_state(n, options)
     assert isinstance(st, SnowdoniaState)
     start = totals(st)
@@ -67,10 +81,10 @@ def test_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
 
 
 @settings(max_examples=10)
-@given(seed=hst.integers(0, 10**9), steps=hst.integers(0, 300))
-def test_every_seat_sees_the_same_board(seed: int, steps: int) -> None:
+@given(seed=hst.integers(0, 10**9), steps=hst.integers(0, 300), daffodil=hst.booleans())
+def test_every_seat_sees_the_same_board(seed: int, steps: int, daffodil: bool) -> None:
     rng = random.Random(seed)
-    st = GAME.new_state(3)
+    st = GAME.new_state(3, {"map": "daffodil_line"} if daffodil else {})
     for _ in range(steps):
         if st.is_terminal():
             break
@@ -86,6 +100,11 @@ def test_every_seat_sees_the_same_board(seed: int, steps: int) -> None:
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_conformance_suite(n: int) -> None:
     run_suite("snowdonia", n, seeds=range(4), deep_every=20)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_conformance_suite_daffodil_line(n: int) -> None:
+    run_suite("snowdonia", n, {"map": "daffodil_line"}, seeds=range(3), deep_every=20)
 
 
 @pytest.mark.parametrize("train", ["2", "6", "7"])

@@ -15,7 +15,8 @@ def test_view_has_the_board_and_the_stacks() -> None:
     json.dumps(v)
     assert v["me"] == 1 and v["panel_order"] == [1, 2, 0]
     assert [s["key"] for s in v["route"]][:3] == ["llanberis", "viaducts", "waterfall"]
-    assert v["route"][1]["tracks"][0] == {"number": 2, "rubble": 2, "laid": False, "owner": None, "slot": 0}
+    assert v["route"][1]["tracks"][0] == {"number": 2, "rubble": 2, "laid": False, "owner": None, "slot": 0,
+                                          "canal": False, "daffodil": False}
     assert [a["area"] for a in v["areas"]] == list("ABCDEFG")
     assert v["areas"][0]["spaces"][2] == {"id": "A3", "worker": None, "action": "stock_yard"}
     assert v["draw_pile"]["count"] == 27 and v["draw_pile"]["cards"] == sorted(v["draw_pile"]["cards"])

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from ludothek.engine import Game, InvalidOptions, Option, State
 
+from .components import MAPS, scenario
 from .rules import SnowdoniaState
+
+#: Lobby labels of the maps (option ``map``).
+MAP_LABELS = {
+    "mount_snowdon": {"de": "Mount Snowdon (Grundspiel)", "en": "Mount Snowdon (base game)"},
+    "blaenau_ffestiniog": {"de": "Blaenau Ffestiniog (Variante)", "en": "Blaenau Ffestiniog (variant)"},
+    "daffodil_line": {"de": "Daffodil Line (Szenario, 1–4 Spieler)", "en": "Daffodil Line (scenario, 1–4 players)"},
+}
 
 
 class SnowdoniaGame(Game):
@@ -24,6 +32,7 @@ class SnowdoniaGame(Game):
     max_players = 5
     rules_version = "1"
     options = (
+        Option("map", MAPS, "mount_snowdon", {"de": "Spielplan", "en": "Map"}, MAP_LABELS),
         Option(
             "solo_train",
             tuple(str(i) for i in range(1, 8)),
@@ -37,6 +46,18 @@ class SnowdoniaGame(Game):
     )
 
     def check_options(self, num_players: int, options: dict[str, str]) -> None:
+        chosen = options["map"]
+        try:
+            scen = scenario(chosen)
+        except KeyError:
+            raise InvalidOptions(
+                f"the map {chosen!r} cannot be played yet: its rules are not implemented"
+            ) from None
+        if num_players > scen.max_players:
+            raise InvalidOptions(
+                f"the map {chosen!r} is for 1 to {scen.max_players} players, not {num_players}"
+                + (" (the yellow markers are the daffodils)" if scen.daffodil else "")
+            )
         if num_players > 1 and options["solo_train"] != "1":
             raise InvalidOptions("the solo series option (solo_train) only applies to a game with 1 player")
 

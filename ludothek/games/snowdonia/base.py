@@ -29,6 +29,7 @@ FIELDS = (
     "tracks",
     "sites",
     "track_pool",
+    "canal_pool",
     "rates",
     "forecast",
     "events",
@@ -134,6 +135,8 @@ class StateBase(State):
     tracks: list[dict[str, Any]]
     sites: list[dict[str, Any]]
     track_pool: list[int]
+    #: Daffodil Line: canal cards not yet dealt, by name (``4``, ``4+daffodil``).
+    canal_pool: list[str]
     rates: dict[str, int]
     forecast: list[str | None]
     events: list[bool]
@@ -166,8 +169,10 @@ class StateBase(State):
 
     def __init__(self, game: Game, num_players: int, options: dict[str, str]):
         super().__init__(game, num_players, options)
-        self.scen: Scenario = scenario("mount_snowdon")
-        self.lay: Layout = layout(num_players)
+        #: The map (option ``map``): Mount Snowdon, or the Daffodil Line.
+        self.map: str = options.get("map", "mount_snowdon")
+        self.scen: Scenario = scenario(self.map)
+        self.lay: Layout = layout(num_players, self.map)
         self.solo_train = int(options.get("solo_train", "1"))
         #: The options of ``decision`` and the chance table of ``chance``, each keyed by that object's
         #: identity (a new decision or chance node is always a new object); see `SnowdoniaState._options`.
@@ -339,6 +344,15 @@ class StateBase(State):
             s = self.sites[si]
             out.extend(st.excavation_sites[j].vp for j, d in enumerate(s["dig"]) if d["owner"] == seat)
             out.extend(st.build_sites[j].vp for j, o in enumerate(s["build"]) if o == seat)
+        return out
+
+    def markers_counting_as_track(self, seat: int) -> int:
+        """Daffodil Line: the seat's markers on build spaces that count for track contracts only."""
+        out = 0
+        for si, st in enumerate(self.lay.stations):
+            for j, owner in enumerate(self.sites[si]["build"]):
+                if owner == seat and st.build_sites[j].counts_as == "track":
+                    out += 1
         return out
 
     def markers_on_track(self, seat: int) -> list[int]:

@@ -9,7 +9,7 @@ small rule switches, not as a rewrite.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -27,6 +27,8 @@ def _load(name: str) -> Any:
 class ExcavationSite:
     rubble: int
     vp: int
+    #: Daffodil Line: the site shows a daffodil for whoever takes its last rubble.
+    daffodil: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,12 @@ class BuildSite:
     stone: int
     steel: int
     vp: int
+    #: Daffodil Line: a cost in daffodils (Gloucester's daffodil spaces), paid back to the supply.
+    daffodils: int = 0
+    #: Daffodil Line: the space shows a daffodil, given to whoever builds there.
+    daffodil: bool = False
+    #: Daffodil Line: "track" if a marker here counts for track contracts only (Over Junction's steel spaces).
+    counts_as: str = "station"
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,10 @@ class Station:
     players: tuple[int, ...]
     excavation_sites: tuple[ExcavationSite, ...]
     build_sites: tuple[BuildSite, ...]
+    #: Daffodil Line: the track cards before this station are canal cards (else base-game cards).
+    canal_before: bool = False
+    #: Daffodil Line: a surveyor ending here gets a daffodil before scoring.
+    surveyor_daffodil: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,34 @@ class AreaSpec:
 
 
 @dataclass(frozen=True)
+class CanalCard:
+    """A Daffodil Line canal track card: rubble needed to fill it (also its points), and a daffodil."""
+
+    number: int
+    daffodil: bool
+
+    @property
+    def name(self) -> str:
+        """The card's name in chance outcomes (``canal:4``, ``canal:4+daffodil``)."""
+        return f"{self.number}+daffodil" if self.daffodil else str(self.number)
+
+
+@dataclass(frozen=True)
+class DaffodilRules:
+    """The Daffodil Line's numbers (``data/daffodil_line.json``)."""
+
+    canal_cards: tuple[CanalCard, ...]
+    #: Points for 1, 2, 3, 4 daffodils of a (started) set of four.
+    set_points: tuple[int, ...]
+    #: Rubble from the general supply for one stone smashed in the workshop.
+    smash_rubble: int
+
+
+#: The maps a game can be played on (option ``map``), in the lobby's order.
+MAPS = ("mount_snowdon", "blaenau_ffestiniog", "daffodil_line")
+
+
+@dataclass(frozen=True)
 class Scenario:
     """One way to play: which route, cards and board the game uses."""
 
@@ -128,6 +168,11 @@ class Scenario:
     areas: tuple[AreaSpec, ...]
     fog_blocks: tuple[str, ...]
     cleared_route_area: dict[str, Any]
+    #: The station data are reconstructions, not the publisher's (shown as a quiet line on the board).
+    provisional: bool = False
+    #: The Daffodil Line's extra rules and cards; None on the other maps.
+    daffodil: DaffodilRules | None = None
+    max_players: int = 5
 
     def stations_for(self, num_players: int) -> tuple[Station, ...]:
         return tuple(s for s in self.stations if num_players in s.players)
@@ -169,8 +214,30 @@ def _station(raw: dict[str, Any]) -> Station:
         track_cards_before=raw["track_cards_before"],
         surveyor_vp=raw["surveyor_vp"],
         players=tuple(raw["players"]),
-        excavation_sites=tuple(ExcavationSite(e["rubble"], e["vp"]) for e in raw["excavation_sites"]),
-        build_sites=tuple(BuildSite(b.get("stone", 0), b.get("steel", 0), b["vp"]) for b in raw["build_sites"]),
+        excavation_sites=tuple(
+            ExcavationSite(e["rubble"], e["vp"], bool(e.get("daffodil"))) for e in raw["excavation_sites"]
+        ),
+        build_sites=tuple(
+            BuildSite(
+                b.get("stone", 0),
+                b.get("steel", 0),
+                b["vp"],
+                daffodils=b.get("daffodils", 0),
+                daffodil=bool(b.get("daffodil")),
+                counts_as=b.get("counts_as", "station"),
+            )
+            for b in raw["build_sites"]
+        ),
+        canal_before=bool(raw.get("canal_before")),
+        surveyor_daffodil=bool(raw.get("surveyor_daffodil")),
+    )
+
+
+def _daffodil_rules(raw: dict[str, Any]) -> DaffodilRules:
+    return DaffodilRules(
+        canal_cards=tuple(CanalCard(c["number"], bool(c.get("daffodil"))) for c in raw["canal_cards"]["cards"]),
+        set_points=tuple(raw["daffodil_set_points"]),
+        smash_rubble=raw["smash_stone"]["rubble"],
     )
 
 
@@ -202,14 +269,22 @@ def _board(raw: dict[str, Any]) -> Board:
 
 #: Each scenario's action per area, for `Scenario.action_of` (asked several times per round).
 _AREA_ACTIONS: dict[str, dict[str, str]] = {}
+def _has_data(name: str) -> bool:
+    return resources.files(__package__).joinpath("data", name).is_file()
 
 
 @cache
 def scenario(key: str = "mount_snowdon") -> Scenario:
-    """The scenario's data, loaded once."""
-    if key != "mount_snowdon":
-        raise KeyError(f"unknown Snowdonia scenario {key!r}")
-    stations = tuple(_station(s) for s in _load("stations_mount_snowdon.json")["stations"])
+    """The map's data, loaded once: ``data/stations_<map>.json`` plus the shared cards and board.
+
+    A map's station file marked ``"provisional": true`` makes the board show
+    that its values are reconstructions.  The Daffodil Line adds
+    ``data/daffodil_line.json`` (canal cards, daffodil scoring, smash stone).
+    """
+    if key not in MAPS or not _has_data(f"stations_{key}.json"):
+        raise KeyError(f"unknown Snowdonia map {key!r}")
+    raw_stations = _load(f"stations_{key}.json")
+    stations = tuple(_station(s) for s in raw_stations["stations"])
     tracks = _load("track_cards.json")
     contracts = {c["number"]: _contract(c) for c in _load("contracts.json")["contracts"]}
     trains = {t["number"]: Train(**t) for t in _load("trains.json")["trains"]}
@@ -218,6 +293,17 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
         AreaSpec(a["area"], a["action"], {int(k): v for k, v in a["spaces"].items()}) for a in spaces["areas"]
     )
     _AREA_ACTIONS[key] = {a.area: a.action for a in areas}
+    daffodil = None
+    if key == "daffodil_line":
+        raw_daffodil = _load("daffodil_line.json")
+        daffodil = _daffodil_rules(raw_daffodil)
+        # The scenario's own workshop card (its side per player count), and the contract texts it extends.
+        workshop = {int(k): v for k, v in raw_daffodil["workshop_spaces"].items() if not k.startswith("_")}
+        areas = tuple(AreaSpec(a.area, a.action, workshop) if a.area == "C" else a for a in areas)
+        for number, extra in raw_daffodil["contract_text_additions"].items():
+            c = contracts[int(number)]
+            text = {lang: f"{c.text[lang]} {extra[lang]}" for lang in c.text}
+            contracts[int(number)] = replace(c, text=text)
     return Scenario(
         key=key,
         stations=stations,
@@ -228,4 +314,7 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
         areas=areas,
         fog_blocks=tuple(spaces["fog_blocks"]),
         cleared_route_area=dict(spaces["cleared_route_area"]),
+        provisional=bool(raw_stations.get("provisional")),
+        daffodil=daffodil,
+        max_players=max(p for s in stations for p in s.players),
     )

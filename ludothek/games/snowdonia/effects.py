@@ -118,22 +118,30 @@ class EffectsMixin(WorkMixin):
                 self.bag["event"] += 1
 
     def event_excavate(self) -> list[Field]:
-        """Other companies clear all rubble from as many fields as the excavation rate."""
-        cleared: list[Field] = []
-        todo = self.rate("excavate")
-        tracks, sites = self.tracks, self.sites
-        # One pass uphill over the fields that still hold rubble (the route's `next_field` order).
-        for f in self.lay.fields:
-            if len(cleared) >= todo:
+        """Other companies clear all rubble from as many fields as the excavation rate.
+
+        Daffodil Line: a canal card among them is filled completely from the
+        general supply instead; nobody gets its daffodil (no player did it).
+        """
+        route = self.route
+        cleared = []
+        for _ in range(self.rate("excavate")):
+            f = route.next_field()
+            if f is None:
                 break
-            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
-            if holder["rubble"] > 0:
-                holder["rubble"] = 0
-                cleared.append(f)
+            if route.is_canal(f):
+                route.set_rubble(f, int(self.tracks[f[1]]["number"]))
+            else:
+                route.set_rubble(f, 0)
+            cleared.append(f)
         return cleared
 
     def event_lay_track(self) -> list[int]:
-        """Other companies lay the next track cards (rubble on them is removed); nobody owns them."""
+        """Other companies lay the next track cards (rubble on them is removed); nobody owns them.
+
+        Daffodil Line: rubble already filled into a canal card goes back to the
+        general supply too, whether or not the card was full.
+        """
         slots = self.route.unlaid()[: self.rate("lay_track")]
         for s in slots:
             self.tracks[s].update(laid=True, rubble=0, owner=None)

@@ -2,11 +2,13 @@
 
 The notation itself (documented in ``docs/games/snowdonia.md``):
 
-- chance: ``track:N`` (setup: next track card shows N), ``aside:N`` (train N
+- chance: ``track:N`` (setup: next track card shows N), ``canal:N`` /
+  ``canal:N+daffodil`` (Daffodil Line: a canal card taking N rubble), ``aside:N`` (train N
   set aside), ``draw:N`` (contract N drawn), ``forecast:sun|rain|fog`` (back
   of the new top contract card), ``bag:iron|stone|coal|event`` (a cube drawn)
 - ``pub:hire`` / ``pub:no``; ``place:A1`` ... ``place:G``; ``play:N`` / ``pass``
-- ``take:iron+iron+coal`` (or ``take:nothing``), ``work:steel+stone``,
+- ``take:iron+iron+coal`` (or ``take:nothing``), ``work:steel+stone`` (Daffodil
+  Line also ``smash``: 1 stone for 2 rubble, and ``smash+stone``: there and back),
   ``build:hebron.2`` with ``+rubble`` / ``+iron`` substitutes, ``train:N``,
   ``contract:N``, ``keep:N``, ``swap:fog``, ``convert:K``, ``move:B1>E2``,
   ``maint:steel|16|21|lose``
@@ -25,6 +27,13 @@ CUBE_WORDS = {
     "de": {"iron": "Eisen", "stone": "Stein", "coal": "Kohle", "event": "Ereignis", "steel": "Stahl", "rubble": "Geröll"},
     "en": {"iron": "iron", "stone": "stone", "coal": "coal", "event": "event", "steel": "steel", "rubble": "rubble"},
 }
+DAFFODIL_WORDS = {"de": ("Narzisse", "Narzissen"), "en": ("daffodil", "daffodils")}
+
+
+def daffodils_text(n: int, lang: str) -> str:
+    one, many = DAFFODIL_WORDS[lang]
+    return f"{n} {one if n == 1 else many}"
+
 WEATHER_WORDS = {"de": {"sun": "Sonne", "rain": "Regen", "fog": "Nebel"}, "en": {"sun": "sun", "rain": "rain", "fog": "fog"}}
 DECISIONS = {
     "pub": {"de": "Pub-Arbeiter anheuern?", "en": "hire the pub worker?"},
@@ -83,9 +92,17 @@ def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, actio
     out: list[str] = []
     for seat in range(before.num_players):
         b, a = before.players[seat], after.players[seat]
-        dug = a["rubble"] - b["rubble"]
+        filled = a.get("filled", 0) - b.get("filled", 0)
+        dug = a["rubble"] - b["rubble"] + filled
         if dug > 0 and after.route.rubble_left() < before.route.rubble_left():
             out.append(f"{seat_name(seat, lang)} räumt {dug} Geröll." if de else f"{seat_name(seat, lang)} excavates {dug} rubble.")
+        if filled > 0:
+            out.append(f"{seat_name(seat, lang)} füllt {filled} Geröll in den Kanal." if de
+                       else f"{seat_name(seat, lang)} fills {filled} rubble into the canal.")
+        flowers = a.get("daffodils", 0) - b.get("daffodils", 0)
+        if flowers > 0:
+            out.append(f"{seat_name(seat, lang)} erhält {daffodils_text(flowers, lang)}." if de
+                       else f"{seat_name(seat, lang)} gets {daffodils_text(flowers, lang)}.")
         laid = sum(1 for t0, t1 in zip(before.tracks, after.tracks, strict=True) if t1["owner"] == seat and t0["owner"] != seat)
         if laid:
             out.append(f"{seat_name(seat, lang)} legt {laid} Gleis(e)." if de else f"{seat_name(seat, lang)} lays {laid} track.")
@@ -113,6 +130,11 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
     scen = state.scen
     if verb == "track":
         return f"Gleiskarte mit {arg} Geröll ausgelegt." if de else f"Track card with {arg} rubble laid out."
+    if verb == "canal":
+        number, _, mark = arg.partition("+")
+        flower = (" und Narzisse" if de else " and a daffodil") if mark else ""
+        return (f"Kanal-Gleiskarte für {number} Geröll{flower} ausgelegt." if de
+                else f"Canal track card for {number} rubble{flower} laid out.")
     if verb == "aside":
         name = scen.trains[int(arg)].name
         return f"Lok {arg} ({name}) wird beiseitegelegt." if de else f"Train {arg} ({name}) is set aside."
@@ -139,13 +161,19 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
         t = cubes_text(arg, lang)
         return f"{who} nimmt vom Lagerplatz: {t}." if de else f"{who} takes from the stock yard: {t}."
     if verb == "work":
+        if "smash" in arg.split("+"):
+            return _smash_sentence(who, arg, lang)
         t = cubes_text(arg, lang)
         return f"{who} stellt in der Werkstatt her: {t}." if de else f"{who} makes in the workshop: {t}."
     if verb == "build":
         head, *extra = arg.split("+")
         key, _, idx = head.partition(".")
-        name = next(s.name for s in state.lay.stations if s.key == key)
+        station = next(s for s in state.lay.stations if s.key == key)
+        name = station.name
         sub = ""
+        price = station.build_sites[int(idx) - 1].daffodils
+        if price:
+            sub = f" ({daffodils_text(price, lang)})"
         if extra:
             sub = f" ({', '.join(CUBE_WORDS[lang][e] for e in extra)})"
         return (f"{who} baut an {name}, Bauplatz {idx}{sub}." if de else f"{who} builds at {name}, site {idx}{sub}.")
@@ -177,6 +205,20 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
             return f"{who} gibt die Lok zurück." if de else f"{who} gives the train back."
         return f"{who} wirft Auftrag #{arg} für die Wartung ab." if de else f"{who} discards contract #{arg} for maintenance."
     return action
+
+
+def _smash_sentence(who: str, arg: str, lang: str) -> str:
+    """Daffodil Line workshop sentences with "smash stone" (``work:steel+smash``, ``work:smash+stone``)."""
+    de = lang == "de"
+    parts = arg.split("+")
+    steel, smash, stone = parts.count("steel"), parts.count("smash"), parts.count("stone")
+    if smash and stone:
+        return (f"{who} zertrümmert einen Stein und macht ihn wieder aus 2 Geröll: nichts ändert sich." if de
+                else f"{who} smashes a stone and makes it again from 2 rubble: nothing changes.")
+    made = f"{steel} {CUBE_WORDS[lang]['steel']}, " if steel else ""
+    if de:
+        return f"{who} stellt in der Werkstatt her: {made}zertrümmert {smash} Stein zu {2 * smash} Geröll."
+    return f"{who} makes in the workshop: {made}smashes {smash} stone into {2 * smash} rubble."
 
 
 def _times(n: int) -> str:

@@ -32,6 +32,7 @@ TOKEN_HINTS = {
     "stone": {"de": "Stein (aus 2 Geröll)", "en": "stone (from 2 rubble)"},
     "rubble": {"de": "2 Geröll statt 1 Stein", "en": "2 rubble for 1 stone"},
     "iron": {"de": "Eisen statt Stahl", "en": "iron for steel"},
+    "smash": {"de": "Stein zertrümmern (zu 2 Geröll)", "en": "smash stone (into 2 rubble)"},
 }
 
 
@@ -82,7 +83,12 @@ def _base_label(state: SnowdoniaState, head: str, lang: str) -> str:
     key, _, idx = arg.partition(".")
     station = next(s for s in state.lay.stations if s.key == key)
     site = station.build_sites[int(idx) - 1]
-    cost = f"{site.stone} {CUBE_WORDS[lang]['stone']}" if site.stone else f"{site.steel} {CUBE_WORDS[lang]['steel']}"
+    if site.daffodils:
+        cost = f"{site.daffodils} {'Narzissen' if lang == 'de' else 'daffodils'}"
+    elif site.stone:
+        cost = f"{site.stone} {CUBE_WORDS[lang]['stone']}"
+    else:
+        cost = f"{site.steel} {CUBE_WORDS[lang]['steel']}"
     return f"{station.name} {idx} ({cost})"
 
 
@@ -96,7 +102,7 @@ def pickers(state: SnowdoniaState, legal: list[str], lang: str, describe: Callab
     if kind in ("take", "take_two"):
         found = _combo_picker("take", legal, "take:", ("iron", "stone", "coal"), lang, describe)
     elif kind == "work":
-        found = _combo_picker("work", legal, "work:", ("steel", "stone"), lang, describe, hint=True)
+        found = _combo_picker("work", legal, "work:", ("steel", "stone", "smash"), lang, describe, hint=True)
     elif kind == "build":
         found = _build_picker(state, legal, lang, describe)
     return [found] if found else []

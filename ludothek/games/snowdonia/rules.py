@@ -29,7 +29,7 @@ from . import notation, view
 from .base import new_player
 from .components import AREAS, Scenario
 from .effects import EffectsMixin
-from .scoring import Holdings, optimal_assignment
+from .scoring import Holdings, daffodil_points, optimal_assignment
 from .work import parse_cube_combo
 
 BAG_ORDER = ("iron", "stone", "coal", "event")
@@ -82,6 +82,8 @@ class SnowdoniaState(EffectsMixin):
             for st in self.lay.stations
         ]
         self.track_pool = sorted(self.scen.track_numbers)
+        daff = self.scen.daffodil
+        self.canal_pool = sorted(c.name for c in daff.canal_cards) if daff else []
         self.rates = {"excavate": board.excavate_start, "lay_track": board.lay_start}
         self.forecast = [None, None, None]
         self.events = [False] * len(board.event_track)
@@ -103,6 +105,10 @@ class SnowdoniaState(EffectsMixin):
         self.discard = []
         self.offer = []
         self.players = [new_player(board.markers_per_player) for _ in range(n)]
+        if daff:
+            for pl in self.players:
+                pl["daffodils"] = 0
+                pl["filled"] = 0  # rubble this player put into canal cards (for the log)
         self.spaces = {}
         self.g_workers = []
         self.contracts_blocked = False
@@ -242,6 +248,10 @@ class SnowdoniaState(EffectsMixin):
         counts: dict[str, int]
         if kind == "track":
             counts = {f"track:{v}": k for v, k in Counter(self.track_pool).items()}
+        elif kind == "canal":
+            counts = {}
+            for name in self.canal_pool:
+                counts[f"canal:{name}"] = counts.get(f"canal:{name}", 0) + 1
         elif kind == "aside":
             counts = {f"aside:{t}": 1 for t in sorted(self.scen.trains)}
         elif kind == "draw":
@@ -279,8 +289,22 @@ class SnowdoniaState(EffectsMixin):
         if kind == "build" and action.startswith(("build:", "train:")):
             if action.startswith("train:") and not self.trains_available:
                 return "trains cannot be bought before the event 'trains may now be bought'"
+            price = self._daffodil_price(action)
+            if price is not None and self.decision is not None:
+                have = self.p(self.decision["seat"])["daffodils"]
+                if have < price[1]:
+                    return f"{price[0]} costs {price[1]} daffodils and you have {have}"
             return f"'{action}' cannot be built or paid for now"
         return f"'{action}' is not legal now; expected a choice for: {notation.decision_label(kind, 'en')}"
+
+    def _daffodil_price(self, action: str) -> tuple[str, int] | None:
+        """Daffodil Line: (site name, price) when ``action`` builds on a space paid in daffodils."""
+        key, _, idx = action.partition(":")[2].partition("+")[0].partition(".")
+        for st in self.lay.stations:
+            if st.key == key and idx.isdigit() and 1 <= int(idx) <= len(st.build_sites):
+                cost = st.build_sites[int(idx) - 1].daffodils
+                return (f"{st.name} site {idx}", cost) if cost else None
+        return None
 
     def _apply(self, action: str) -> None:
         if self.chance is not None:
@@ -307,9 +331,11 @@ class SnowdoniaState(EffectsMixin):
     # ===== scoring =================================================================
     def holdings(self, seat: int) -> Holdings:
         pl = self.p(seat)
+        # Daffodil Line: markers on Over Junction's steel spaces count for track contracts only.
+        as_track = self.markers_counting_as_track(seat)
         return Holdings(
-            stations=len(self.markers_on_stations(seat)),
-            track=len(self.markers_on_track(seat)),
+            stations=len(self.markers_on_stations(seat)) - as_track,
+            track=len(self.markers_on_track(seat)) + as_track,
             rubble=pl["rubble"],
             coal=pl["coal"],
             surveyor_number=self.lay.stations[pl["surveyor"]].number,
@@ -328,9 +354,21 @@ class SnowdoniaState(EffectsMixin):
             "train": 9 if train is not None and self.scen.trains[train].ability == "nine_points" else 0,
             "contracts": best,
         }
+        if self.scen.daffodil is not None:
+            parts["daffodils"] = daffodil_points(self.daffodils_at_end(seat), self.scen.daffodil.set_points)
         parts["total"] = sum(parts.values())
         parts["contract_values"] = {str(k): v for k, v in values.items()}
         return parts
+
+    def daffodils_at_end(self, seat: int) -> int:
+        """Daffodil Line: the seat's daffodils, plus one for a surveyor on Dymock or Over Junction.
+
+        The surveyor's daffodil is given "before scoring"; until the end this
+        is what the seat would have if the game ended now.
+        """
+        pl = self.p(seat)
+        bonus = 1 if self.lay.stations[pl["surveyor"]].surveyor_daffodil else 0
+        return int(pl["daffodils"]) + bonus
 
     def final_score(self, seat: int) -> int:
         return int(self.score_parts(seat)["total"])
@@ -415,7 +453,9 @@ class SnowdoniaState(EffectsMixin):
             self.take_cubes(seat, counts)
         elif kind == "work":
             parts = [] if arg == "nothing" else arg.split("+")
-            self.do_work(seat, parts.count("steel"), parts.count("stone"), self.iron_per_steel(seat))
+            self.do_work(
+                seat, parts.count("steel"), parts.count("stone"), self.iron_per_steel(seat), parts.count("smash")
+            )
         elif kind == "build":
             if action != "pass":
                 self.do_build(seat, action)
@@ -494,7 +534,8 @@ class SnowdoniaState(EffectsMixin):
 
     # ----- setup ----------------------------------------------------------------------
     def _task_deal_track(self, slot: int) -> None:
-        self.chance = ["track", slot]
+        canal = self.lay.canal_slots and self.lay.canal_slots[slot]
+        self.chance = ["canal" if canal else "track", slot]
 
     def _task_aside(self) -> None:
         self.chance = ["aside"]
@@ -786,6 +827,11 @@ class SnowdoniaState(EffectsMixin):
             value = int(arg)
             self.track_pool.remove(value)
             self.tracks[task[1]].update(number=value, rubble=value)
+        elif kind == "canal":
+            # A canal card starts empty: players fill it with rubble before track can be laid.
+            self.canal_pool.remove(arg)
+            number, _, mark = arg.partition("+")
+            self.tracks[task[1]].update(number=int(number), rubble=0, canal=True, daffodil=mark == "daffodil")
         elif kind == "aside":
             self.aside_train = int(arg)
             board = self.scen.board

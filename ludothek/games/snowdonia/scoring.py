@@ -27,6 +27,15 @@ class Holdings:
     surveyor_number: float
 
 
+def daffodil_points(count: int, set_points: Sequence[int]) -> int:
+    """Daffodil Line: points for each started set of four (3/9/19/34 for 1/2/3/4), counting again past four.
+
+    Six daffodils are a full set and a started set of two: 34 + 9 = 43.
+    """
+    full, rest = divmod(count, len(set_points))
+    return full * set_points[-1] + (set_points[rest - 1] if rest else 0)
+
+
 def contract_value_alone(c: Contract, h: Holdings) -> int:
     """Points the contract gives if it had all the player's resources to itself."""
     if c.coal_vp:

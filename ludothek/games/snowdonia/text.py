@@ -17,7 +17,7 @@ _W = {
         "to_move": "am Zug", "over": "Spielende", "start": "Startspieler", "none": "-", "done": "fertig",
         "workers": "Arbeiter", "markers": "Marker", "train": "Lok", "contracts": "Aufträge", "fog": "Nebel",
         "stock_yard": "Lagerplatz", "excavate": "Räumarbeit", "workshop": "Werkstatt", "lay_track": "Gleise legen",
-        "build": "Bauen", "site_office": "Baubüro", "surveyor": "Vermesser",
+        "build": "Bauen", "site_office": "Baubüro", "surveyor": "Vermesser", "daffodils": "Narzissen",
     },
     "en": {
         "round": "Round", "route": "Route", "rates": "Work rates", "dig": "excavate", "lay": "lay track",
@@ -26,13 +26,26 @@ _W = {
         "to_move": "to move", "over": "Game over", "start": "start player", "none": "-", "done": "done",
         "workers": "workers", "markers": "markers", "train": "train", "contracts": "contracts", "fog": "fog",
         "stock_yard": "Stock yard", "excavate": "Excavate", "workshop": "Works", "lay_track": "Lay track",
-        "build": "Build", "site_office": "Site office", "surveyor": "Surveyor",
+        "build": "Build", "site_office": "Site office", "surveyor": "Surveyor", "daffodils": "daffodils",
     },
 }
 
 
 def _cubes(d: dict[str, Any], lang: str) -> str:
     return " ".join(f"{CUBE_WORDS[lang][k]} {v}" for k, v in d.items())
+
+
+def _canal(t: dict[str, Any]) -> str:
+    """Daffodil Line: ``~4:`` marks a canal card that takes 4 rubble (``~4*:`` with a daffodil)."""
+    if not t.get("canal"):
+        return ""
+    return f"~{t['number']}{'*' if t.get('daffodil') else ''}:"
+
+
+def _cost(b: dict[str, Any]) -> str:
+    if b.get("daffodils"):
+        return f"{b['daffodils']}D"
+    return f"{b['stone']}S{b['steel']}T"
 
 
 def render(state: State, seat: int | None, lang: str = "en") -> str:
@@ -43,12 +56,12 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
     lines.append(w["route"] + ":")
     for st in v["route"]:
         tracks = " ".join(
-            f"[{'=' if t['laid'] else t['rubble']}{'' if t['owner'] is None else 'P' + str(t['owner'] + 1)}]"
+            f"[{_canal(t)}{'=' if t['laid'] else t['rubble']}{'' if t['owner'] is None else 'P' + str(t['owner'] + 1)}]"
             for t in st["tracks"]
         )
         dig = " ".join(f"({d['rubble']}{'' if d['owner'] is None else ' P' + str(d['owner'] + 1)})" for d in st["dig"])
         build = " ".join(
-            f"<{b['stone']}S{b['steel']}T:{b['vp']}{'' if b['owner'] is None else ' P' + str(b['owner'] + 1)}>"
+            f"<{_cost(b)}:{b['vp']}{'' if b['owner'] is None else ' P' + str(b['owner'] + 1)}>"
             for b in st["build"]
         )
         flag = " [X]" if st["completed"] else ""
@@ -81,6 +94,7 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
             f"{seat_name(p['seat'], lang)}{star}: {p['points_now']} ({p['points_final']})  "
             f"{w['workers']} {p['workers']} {w['markers']} {p['markers']} {cubes}{train} "
             f"{w['contracts']} {p['contract_count']}"
+            + (f" {w['daffodils']} {p['daffodils']}" if p.get("daffodils") is not None else "")
         )
     if v["over"]:
         lines.append(w["over"])

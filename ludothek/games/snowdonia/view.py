@@ -42,15 +42,25 @@ def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
                 "number": station.number,
                 "name": station.name,
                 "surveyor_vp": station.surveyor_vp,
-                "tracks": [dict(st.tracks[i], slot=i) for i in st.lay.slots_before[si]],
+                "tracks": [
+                    # canal/daffodil: the Daffodil Line's canal cards (rubble = how much is filled in).
+                    dict(st.tracks[i], slot=i, canal=bool(st.tracks[i].get("canal")),
+                         daffodil=bool(st.tracks[i].get("daffodil")))
+                    for i in st.lay.slots_before[si]
+                ],
                 "dig": [
-                    {"rubble": d["rubble"], "start": e.rubble, "vp": e.vp, "owner": d["owner"]}
+                    {"rubble": d["rubble"], "start": e.rubble, "vp": e.vp, "owner": d["owner"], "daffodil": e.daffodil}
                     for d, e in zip(s["dig"], station.excavation_sites, strict=True)
                 ],
                 "build": [
-                    {"stone": b.stone, "steel": b.steel, "vp": b.vp, "owner": o}
+                    {
+                        "stone": b.stone, "steel": b.steel, "vp": b.vp, "owner": o,
+                        # Daffodil Line: cost in daffodils, a daffodil for the builder, track-only marker.
+                        "daffodils": b.daffodils, "daffodil": b.daffodil, "track_only": b.counts_as == "track",
+                    }
                     for o, b in zip(s["build"], station.build_sites, strict=True)
                 ],
+                "surveyor_daffodil": station.surveyor_daffodil,
                 "completed": s["completed"],
                 "open": st.route.station_open(si),
                 "surveyors": [p for p in range(st.num_players) if st.players[p]["surveyor"] == si],
@@ -132,6 +142,9 @@ def _player(st: SnowdoniaState, seat: int) -> dict[str, Any]:
         "coal": pl["coal"],
         "rubble": pl["rubble"],
         "steel": pl["steel"],
+        # Daffodil Line only (None elsewhere): daffodils held, and with the surveyor's end bonus.
+        "daffodils": pl.get("daffodils"),
+        "daffodils_at_end": st.daffodils_at_end(seat) if st.scen.daffodil is not None else None,
         "start_player": st.start_player == seat,
         "train": None if train is None else {"number": train, "name": st.scen.trains[train].name},
         "surveyor": pl["surveyor"],
@@ -155,6 +168,10 @@ def breakdown(st: SnowdoniaState) -> list[dict[str, Any]]:
         lines.append(score_part("surveyor", "Vermesser", "surveyor", parts["surveyor"]))
         if parts["train"]:
             lines.append(score_part("train", "Lok Nr. 4", "train No.4", parts["train"]))
+        if "daffodils" in parts:
+            n = st.daffodils_at_end(r.seat)
+            lines.append(score_part("daffodils", "Narzissen", "daffodils", parts["daffodils"],
+                                    {"de": f"{n} Narzissen", "en": f"{n} daffodil" + ("" if n == 1 else "s")}))
         out.append({"seat": r.seat, "rank": r.rank, "total": r.score, "parts": lines})
     return out
 
@@ -166,6 +183,9 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
     panel_order = order if seat is None else order[order.index(seat):] + order[: order.index(seat)]
     return {
         "game": "snowdonia",
+        "map": st.map,
+        #: The map's station (or canal card) values are our reconstructions: the board says so quietly.
+        "provisional": st.scen.provisional,
         "me": seat,
         "players": st.num_players,
         "round": st.round,

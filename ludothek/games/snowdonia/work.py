@@ -96,11 +96,53 @@ class WorkMixin(StateBase):
         return n * 2 ** self.has_active(seat, "double_excavation")
 
     def excavate(self, seat: int, amount: int) -> int:
-        """Take ``amount`` rubble uphill; clearing a shovel site gives its owner marker."""
+        """Work ``amount`` rubble uphill; clearing a shovel site gives its owner marker.
+
+        Daffodil Line: on a canal card the worker puts rubble from the
+        player's own supply onto it instead of taking rubble away (one cube
+        for each cube the work rate would clear), never more than the card
+        takes.  The player must while they have rubble, and the action ends
+        the moment their supply is empty.  Whoever takes the last rubble of a
+        field, or puts the last cube into a canal card, that shows a daffodil
+        gets one.  Returns the rubble moved (taken plus filled).
+        """
         pl = self.p(seat)
+        if not self.lay.has_canals:
+            return self._excavate_plain(seat, pl, amount)
+        route = self.route
+        moved = 0
+        while moved < amount:
+            f = route.next_field()
+            if f is None:
+                break
+            if route.is_canal(f):
+                if pl["rubble"] == 0:
+                    break
+                card = self.tracks[f[1]]
+                put = min(route.work_left(f), amount - moved, pl["rubble"])
+                card["rubble"] += put
+                pl["rubble"] -= put
+                pl["filled"] += put
+                moved += put
+                if card["rubble"] == card["number"] and card.get("daffodil"):
+                    pl["daffodils"] += 1
+                if pl["rubble"] == 0:
+                    break  # "Wenn sein Vorrat erschöpft ist, endet die Aktion sofort."
+                continue
+            have = route.rubble_at(f)
+            take = min(have, amount - moved)
+            route.set_rubble(f, have - take)
+            pl["rubble"] += take
+            moved += take
+            if have - take == 0 and f[0] == "s":
+                self.claim_dig_site(seat, f[1], f[2])
+        return moved
+
+    def _excavate_plain(self, seat: int, pl: dict[str, Any], amount: int) -> int:
+        """`excavate` on a route without canal cards, in one pass uphill (each field is emptied
+        before the next is touched, the route's `next_field` order)."""
         taken = 0
         tracks, sites = self.tracks, self.sites
-        # One pass uphill: each field is emptied before the next is touched (the route's `next_field` order).
         for f in self.lay.fields:
             if taken >= amount:
                 break
@@ -117,17 +159,19 @@ class WorkMixin(StateBase):
         return taken
 
     def clear_next_field(self, seat: int) -> int:
-        """Contract #3: clear the next field with rubble completely."""
+        """Contract #3: clear the next field with rubble completely (Daffodil Line: or fill it, as far as the rubble lasts)."""
         f = self.route.next_field()
         if f is None:
             return 0
-        return self.excavate(seat, self.route.rubble_at(f))
+        return self.excavate(seat, self.route.work_left(f))
 
     def claim_dig_site(self, seat: int, si: int, j: int) -> None:
         pl = self.p(seat)
         if pl["markers"] > 0:
             pl["markers"] -= 1
             self.sites[si]["dig"][j]["owner"] = seat
+        if self.lay.stations[si].excavation_sites[j].daffodil:
+            pl["daffodils"] += 1
 
     # ----- C: workshop ------------------------------------------------------------
     def iron_per_steel(self, seat: int) -> int:
@@ -140,6 +184,8 @@ class WorkMixin(StateBase):
         A worker on an action space must carry the action out if it can (seed:
         "er kann nicht darauf verzichten"); "up to three" leaves one or two open.
         """
+        if self.scen.daffodil is not None:
+            return self.work_options_daffodil(seat)
         pl = self.p(seat)
         per = self.iron_per_steel(seat)
         out: list[str] = []
@@ -154,7 +200,39 @@ class WorkMixin(StateBase):
             out.remove("nothing")
         return out
 
-    def do_work(self, seat: int, steel: int, stone: int, iron_per: int) -> None:
+    def work_options_daffodil(self, seat: int) -> list[str]:
+        """The Daffodil Line's workshop: steel, stone and "smash stone", up to three in any mix.
+
+        Smashing puts 1 stone from the player's supply back into the bag for
+        2 rubble from the general supply.  The seed lets a player swap back and
+        forth within the action, so the choices are the distinct *results*
+        (steel made, stone gained or smashed), plus ``smash+stone`` (smash a
+        stone and make it again, or the other way round) when that round trip
+        is possible: it lets the worker end up changing nothing, which the
+        seed allows on purpose.
+        """
+        pl = self.p(seat)
+        per = self.iron_per_steel(seat)
+        out: list[str] = []
+        for steel in range(4):
+            if steel * per > pl["iron"] or steel > self.steel:
+                break
+            room = 3 - steel
+            for net in range(-room, room + 1):
+                if steel == 0 and net == 0:
+                    continue
+                if net > 0 and (2 * net > pl["rubble"] or net > self.bag["stone"]):
+                    continue
+                if net < 0 and -net > pl["stone"]:
+                    continue
+                word = "stone" if net > 0 else "smash"
+                out.append("+".join(["steel"] * steel + [word] * abs(net)))
+        round_trip = pl["stone"] >= 1 or (pl["rubble"] >= 2 and self.bag["stone"] >= 1)
+        if round_trip:
+            out.append("smash+stone")
+        return out or ["nothing"]
+
+    def do_work(self, seat: int, steel: int, stone: int, iron_per: int, smash: int = 0) -> None:
         pl = self.p(seat)
         pl["iron"] -= steel * iron_per
         self.bag["iron"] += steel * iron_per
@@ -163,6 +241,12 @@ class WorkMixin(StateBase):
         pl["rubble"] -= 2 * stone
         pl["stone"] += stone
         self.bag["stone"] -= stone
+        if smash:
+            # Daffodil Line: 1 stone back into the bag, 2 rubble from the general supply (unlimited).
+            assert self.scen.daffodil is not None
+            pl["stone"] -= smash
+            self.bag["stone"] += smash
+            pl["rubble"] += self.scen.daffodil.smash_rubble * smash
 
     # ----- D: lay track -----------------------------------------------------------
     def lay_amount(self, seat: int) -> int:
@@ -204,7 +288,11 @@ class WorkMixin(StateBase):
                 for j in route.free_build_sites(si):
                     site = st.build_sites[j]
                     name = f"build:{st.key}.{j + 1}"
-                    if site.stone:
+                    if site.daffodils:
+                        # Daffodil Line, Gloucester: paid in daffodils, no substitutes.
+                        if pl["daffodils"] >= site.daffodils:
+                            out.append(name)
+                    elif site.stone:
                         cost = max(0, site.stone - discount)
                         for r in range(min(2, cost) + 1 if rubble_ok else 1):
                             if pl["stone"] >= cost - r and pl["rubble"] >= 2 * r:
@@ -243,7 +331,9 @@ class WorkMixin(StateBase):
         si = self.lay.station_index(key)
         j = int(idx) - 1
         site = self.lay.stations[si].build_sites[j]
-        if site.stone:
+        if site.daffodils:
+            pl["daffodils"] -= site.daffodils
+        elif site.stone:
             cost = max(0, site.stone - self.has_active(seat, "stone_discount"))
             pl["stone"] -= cost - rubbles
             self.bag["stone"] += cost - rubbles
@@ -252,6 +342,8 @@ class WorkMixin(StateBase):
             self._pay_steel(pl, site.steel, irons)
         pl["markers"] -= 1
         self.sites[si]["build"][j] = seat
+        if site.daffodil:
+            pl["daffodils"] += 1
 
     def _pay_steel(self, pl: dict[str, Any], cost: int, irons: int) -> None:
         pl["steel"] -= cost - irons
