@@ -37,6 +37,7 @@ def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
     for seat, p in enumerate(players := st.players):
         assert min(p[k] for k in ("iron", "stone", "coal", "rubble", "steel", "markers")) >= 0
         placed = len(st.markers_on_stations(seat)) + len(st.markers_on_track(seat))
+        placed += 1 if p.get("start_marker") else 0  # Blaenau Ffestiniog: the marker left at the start
         assert p["markers"] + placed == 16
         assert p["placed"] <= st.workers_total(seat)
     assert len({p["train"] for p in players if p["train"] is not None}) == sum(p["train"] is not None for p in players)
@@ -105,6 +106,17 @@ def test_conformance_suite(n: int) -> None:
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_conformance_suite_daffodil_line(n: int) -> None:
     run_suite("snowdonia", n, {"map": "daffodil_line"}, seeds=range(3), deep_every=20)
+
+
+@settings(max_examples=30)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 4))
+def test_blaenau_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
+    random_game_holds_the_invariants(seed, n, {"map": "blaenau_ffestiniog"})
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_conformance_suite_blaenau(n: int) -> None:
+    run_suite("snowdonia", n, {"map": "blaenau_ffestiniog"}, seeds=range(3), deep_every=20)
 
 
 @pytest.mark.parametrize("train", ["2", "6", "7"])

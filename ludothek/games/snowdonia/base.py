@@ -58,6 +58,8 @@ FIELDS = (
     "held_events",
     "place_turn",
     "event_log",
+    "outside_end",
+    "plas_maintenance",
 )
 
 
@@ -100,7 +102,7 @@ _CLONED = frozenset((
     "order", "track_pool", "forecast", "events", "deck", "row", "discard", "offer", "g_workers", "rates",
     "yard", "bag", "spaces", "tracks", "shed", "sites", "players", "agenda", "event_log", "decision", "chance",
     "round", "over", "start_player", "start_locked", "trains_available", "b_build", "steel", "aside_train",
-    "top_back", "contracts_blocked", "worker_built", "end_after", "events_pending", "held_events", "place_turn",
+    "top_back", "contracts_blocked", "worker_built", "end_after", "events_pending", "held_events", "place_turn", "outside_end", "plas_maintenance",
 ))
 _OTHER_FIELDS = tuple(name for name in FIELDS if name not in _CLONED)
 
@@ -166,6 +168,10 @@ class StateBase(State):
     place_turn: int
     #: Events resolved so far: [round, space, event], for the log and the board.
     event_log: list[list[Any]]
+    #: Blaenau Ffestiniog: the end where the outside surveyor stands (events run from there), else None.
+    outside_end: str | None
+    #: Blaenau Ffestiniog: whether the one train maintenance (station 4 cleared) has happened.
+    plas_maintenance: bool
 
     def __init__(self, game: Game, num_players: int, options: dict[str, str]):
         super().__init__(game, num_players, options)

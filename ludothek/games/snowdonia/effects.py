@@ -126,7 +126,8 @@ class EffectsMixin(WorkMixin):
         route = self.route
         cleared = []
         for _ in range(self.rate("excavate")):
-            f = route.next_field()
+            # Blaenau Ffestiniog: from the end where the outside surveyor stands.
+            f = self.next_field_from(self.outside_end) if self.two_ends else route.next_field()
             if f is None:
                 break
             if route.is_canal(f):
@@ -142,7 +143,7 @@ class EffectsMixin(WorkMixin):
         Daffodil Line: rubble already filled into a canal card goes back to the
         general supply too, whether or not the card was full.
         """
-        slots = self.route.unlaid()[: self.rate("lay_track")]
+        slots = self.slots_from(self.outside_end, self.route.unlaid())[: self.rate("lay_track")]
         for s in slots:
             self.tracks[s].update(laid=True, rubble=0, owner=None)
         if slots and self.route.all_laid() and self.end_after is None:
@@ -152,6 +153,11 @@ class EffectsMixin(WorkMixin):
 
     def event_complete_station(self) -> int | None:
         si = self.route.first_unfinished_station()
+        if self.two_ends and self.backwards(self.outside_end):
+            # Blaenau Ffestiniog, outside surveyor at Porthmadog Harbour: the first one seen from there.
+            open_ = [i for i in range(1, len(self.lay.stations) - 1)
+                     if not self.sites[i]["completed"] and self.route.free_build_sites(i)]
+            si = open_[-1] if open_ else None
         if si is None:
             return None
         self.sites[si]["completed"] = True

@@ -120,6 +120,19 @@ class SnowdoniaState(EffectsMixin):
         self.held_events = 0
         self.event_log = []
         self.place_turn = 0
+        self.outside_end = None
+        self.plas_maintenance = False
+        bf = self.scen.blaenau
+        if bf is not None:
+            # Blaenau Ffestiniog: trains are on sale from the start, and a cube from the bag lies on
+            # the event space before the ones used (solo: see `_task_add_events`).
+            self.trains_available = bf.trains_from_start
+            self.events[bf.event_cube_start - 1] = True
+            if not self.solo:
+                self.bag["event"] -= 1
+            for pl in self.players:
+                pl["end"] = None
+                pl["start_marker"] = False
         self.agenda = [["deal_track", i] for i in range(self.lay.num_slots)]
         if self.solo:
             train = self.scen.trains[self.solo_train]
@@ -131,6 +144,8 @@ class SnowdoniaState(EffectsMixin):
         self.agenda.append(["setup_forecast"])
         if self.solo:
             self.agenda += [["solo_yard", board.solo_stock_yard_draw], ["add_events"]]
+        if bf is not None:
+            self.agenda.append(["choose_ends"])
         self.agenda.append(["round_start"])
         self._run()
 
@@ -338,7 +353,7 @@ class SnowdoniaState(EffectsMixin):
             track=len(self.markers_on_track(seat)) + as_track,
             rubble=pl["rubble"],
             coal=pl["coal"],
-            surveyor_number=self.lay.stations[pl["surveyor"]].number,
+            surveyor_number=self.surveyor_number(seat),
         )
 
     def score_parts(self, seat: int) -> dict[str, Any]:
@@ -347,10 +362,10 @@ class SnowdoniaState(EffectsMixin):
         contracts = [self.scen.contracts[n] for n in self.contracts_of(seat)]
         best, values = optimal_assignment(contracts, self.holdings(seat))
         train = pl["train"]
-        parts = {
+        parts: dict[str, Any] = {
             "stations": sum(self.markers_on_stations(seat)),
             "track": sum(self.markers_on_track(seat)),
-            "surveyor": self.lay.stations[pl["surveyor"]].surveyor_vp,
+            "surveyor": self.surveyor_points(seat),
             "train": 9 if train is not None and self.scen.trains[train].ability == "nine_points" else 0,
             "contracts": best,
         }
@@ -420,6 +435,10 @@ class SnowdoniaState(EffectsMixin):
             return self.move_options(seat)
         if kind == "maint":
             return self.maintenance_options(seat)
+        if kind == "end":
+            return self.end_options()
+        if kind == "outside":
+            return ["outside:blaenau", "outside:porthmadog"]
         raise AssertionError(kind)
 
     def _decide(self, d: dict[str, Any], action: str) -> None:
@@ -483,6 +502,10 @@ class SnowdoniaState(EffectsMixin):
             self.move_worker(seat, src, dst)
         elif kind == "maint":
             self.do_maintenance(seat, arg)
+        elif kind == "end":
+            self.choose_end(seat, arg)
+        elif kind == "outside":
+            self.outside_end = arg
 
     def _keep(self, seat: int, number: int, kept: int) -> None:
         pl = self.p(seat)
@@ -554,6 +577,24 @@ class SnowdoniaState(EffectsMixin):
 
     def _task_add_events(self) -> None:
         self.bag["event"] = self.scen.board.bag["event"][self.num_players]
+        if self.scen.blaenau is not None:
+            self.bag["event"] -= 1  # the cube already on the board's start space
+
+    def _task_choose_ends(self) -> None:
+        """Blaenau Ffestiniog: in turn order from the start player, each picks the end their surveyor
+        starts at (3 places each: a player left with one end gets it); then the last player puts the
+        outside surveyor on an end."""
+        for seat in self.order:
+            if self.players[seat]["end"] is None:
+                self._push(["choose_ends"])
+                options = self.end_options()
+                if len(options) == 1:
+                    self.choose_end(seat, options[0][4:])
+                else:
+                    self._ask("end", seat)
+                return
+        if self.outside_end is None:
+            self._ask("outside", self.order[-1])
 
     def _ensure_deck(self) -> bool:
         """An empty draw pile is refilled from the discard pile (our ruling); False if both are empty."""
@@ -738,8 +779,21 @@ class SnowdoniaState(EffectsMixin):
             ["rates"],
             ["restock", board.restock[self.num_players]],
             ["event_cubes"],
+            ["plas_maintenance"],
             ["round_start"],
         )
+
+    def _task_plas_maintenance(self) -> None:
+        """Blaenau Ffestiniog: trains need maintenance once station 4 (Plas Halt) has no rubble left.
+
+        It replaces the base game's maintenance event and, like it, happens
+        once, at the end of a round: the first round end that finds station 4
+        cleared (ruling 36).
+        """
+        if self.maintenance_due():
+            self.plas_maintenance = True
+            owners = [s for s in self.order if self.p(s)["train"] is not None]
+            self._push(*[["maint", s] for s in owners], ["refill_shed"])
 
     def _game_ends(self) -> bool:
         return self.end_after is not None and self.end_after <= self.round
@@ -803,6 +857,9 @@ class SnowdoniaState(EffectsMixin):
             owners = [s for s in self.order if self.p(s)["train"] is not None]
             self._push(*[["maint", s] for s in owners], ["refill_shed"], tail)
             return
+        if self.outside_end is not None:
+            # Blaenau Ffestiniog: the outside surveyor moves to the other end, so events alternate.
+            self.outside_end = "porthmadog" if self.outside_end == "blaenau" else "blaenau"
         self._push(tail)
 
     def _task_event_return(self, space: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import StateBase
+from .blaenau import BlaenauMixin
 from .components import CUBES
 
 
@@ -41,7 +41,7 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
     return counts
 
 
-class WorkMixin(StateBase):
+class WorkMixin(BlaenauMixin):
     """Actions A-G."""
 
     # ----- A: stock yard ----------------------------------------------------------
@@ -143,7 +143,8 @@ class WorkMixin(StateBase):
         before the next is touched, the route's `next_field` order)."""
         taken = 0
         tracks, sites = self.tracks, self.sites
-        for f in self.lay.fields:
+        # Blaenau Ffestiniog: from the end where the seat's surveyor started.
+        for f in self.fields_from(self.end_of(seat)):
             if taken >= amount:
                 break
             holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
@@ -160,7 +161,7 @@ class WorkMixin(StateBase):
 
     def clear_next_field(self, seat: int) -> int:
         """Contract #3: clear the next field with rubble completely (Daffodil Line: or fill it, as far as the rubble lasts)."""
-        f = self.route.next_field()
+        f = self.next_field_from(self.end_of(seat)) if self.two_ends else self.route.next_field()
         if f is None:
             return 0
         return self.excavate(seat, self.route.work_left(f))
@@ -260,7 +261,8 @@ class WorkMixin(StateBase):
         """Lay up to ``amount`` track: one steel and one ownership marker each, lowest cleared card first."""
         pl = self.p(seat)
         laid = 0
-        for slot in self.route.clearable_tracks():
+        # Blaenau Ffestiniog: from the end where the seat's surveyor started.
+        for slot in self.slots_from(self.end_of(seat), self.route.clearable_tracks()):
             if laid >= amount or pl["steel"] < 1 or pl["markers"] < 1:
                 break
             pl["steel"] -= 1
@@ -283,7 +285,11 @@ class WorkMixin(StateBase):
         discount = self.has_active(seat, "stone_discount")
         if pl["markers"] > 0:
             for si, st in enumerate(self.lay.stations):
-                if not route.station_open(si):
+                if self.two_ends:
+                    # Blaenau Ffestiniog: no cleared track needed, but only where the surveyor has been.
+                    if not self.reached(seat, si) or self.sites[si]["completed"]:
+                        continue
+                elif not route.station_open(si):
                     continue
                 for j in route.free_build_sites(si):
                     site = st.build_sites[j]
@@ -344,6 +350,8 @@ class WorkMixin(StateBase):
         self.sites[si]["build"][j] = seat
         if site.daffodil:
             pl["daffodils"] += 1
+        if self.lay.stations[si].build_bonus:
+            self.build_bonus(seat, si)  # Blaenau Ffestiniog: free cubes from the bag while it has them
 
     def _pay_steel(self, pl: dict[str, Any], cost: int, irons: int) -> None:
         pl["steel"] -= cost - irons
@@ -384,6 +392,13 @@ class WorkMixin(StateBase):
 
     def move_surveyor(self, seat: int) -> bool:
         pl = self.p(seat)
+        if self.two_ends:
+            step = self.surveyor_step(seat)
+            if 0 <= pl["surveyor"] + step < len(self.lay.stations):
+                self.start_marker(seat)
+                pl["surveyor"] += step
+                return True
+            return False
         if pl["surveyor"] < len(self.lay.stations) - 1:
             pl["surveyor"] += 1
             return True
