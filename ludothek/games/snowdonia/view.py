@@ -64,7 +64,9 @@ def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
                 ],
                 "surveyor_daffodil": station.surveyor_daffodil,
                 "completed": s["completed"],
-                "open": st.route.station_open(si),
+                # Blaenau Ffestiniog: no cleared track is needed; who may build depends on each surveyor.
+                "open": (0 < si < len(st.lay.stations) - 1 and not s["completed"]) if st.two_ends
+                else st.route.station_open(si),
                 "surveyors": [p for p in range(st.num_players) if st.players[p]["surveyor"] == si],
             }
         )
