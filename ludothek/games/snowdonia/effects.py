@@ -123,11 +123,12 @@ class EffectsMixin(WorkMixin):
         Daffodil Line: a canal card among them is filled completely from the
         general supply instead; nobody gets its daffodil (no player did it).
         """
+        if not self.lay.has_canals:
+            return self._event_excavate_plain()
         route = self.route
         cleared = []
         for _ in range(self.rate("excavate")):
-            # Blaenau Ffestiniog: from the end where the outside surveyor stands.
-            f = self.next_field_from(self.outside_end) if self.two_ends else route.next_field()
+            f = route.next_field()
             if f is None:
                 break
             if route.is_canal(f):
@@ -135,6 +136,21 @@ class EffectsMixin(WorkMixin):
             else:
                 route.set_rubble(f, 0)
             cleared.append(f)
+        return cleared
+
+    def _event_excavate_plain(self) -> list[Field]:
+        """`event_excavate` on a route without canal cards: one pass over the fields in the order work
+        reaches them (Blaenau Ffestiniog: from the end where the outside surveyor stands)."""
+        cleared: list[Field] = []
+        todo = self.rate("excavate")
+        tracks, sites = self.tracks, self.sites
+        for f in self.fields_from(self.outside_end):
+            if len(cleared) >= todo:
+                break
+            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
+            if holder["rubble"] > 0:
+                holder["rubble"] = 0
+                cleared.append(f)
         return cleared
 
     def event_lay_track(self) -> list[int]:

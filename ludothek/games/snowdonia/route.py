@@ -112,6 +112,8 @@ class Route:
 
     def clearable_tracks(self) -> list[int]:
         """Unlaid track slots that are cleared (canal cards: full), lowest first: where a player may lay track."""
+        if not self.lay.has_canals:
+            return [i for i, t in enumerate(self.tracks) if not t["laid"] and t["rubble"] == 0]
         return [i for i, t in enumerate(self.tracks) if not t["laid"] and self.work_left(("t", i, 0)) == 0]
 
     def unlaid(self) -> list[int]:
