@@ -53,6 +53,7 @@ def main() -> None:
         "game_2p_greedy_seed4.json": (2, {}, 4),
         "game_solo_train6_seed11.json": (1, {"solo_train": "6"}, 11),
         "game_daffodil_3p_greedy_seed1.json": (3, {"map": "daffodil_line"}, 1),
+        "game_blaenau_4p_greedy_seed2.json": (4, {"map": "blaenau_ffestiniog"}, 2),
     }
     only = sys.argv[1:]
     if not only:

@@ -94,3 +94,34 @@ def test_play_the_daffodil_line_against_a_bot(browser: Any, server: str) -> None
     assert clicks > 10
     assert page.locator('#breakdown tr[data-part="daffodils"]').count() == 1
     assert "Narzissen" in page.inner_text("#breakdown")
+
+
+def test_play_blaenau_ffestiniog_against_a_bot(browser: Any, server: str) -> None:
+    """The lobby offers the variant; the board draws both ends, the outside surveyor and the provisional
+    line; the player chooses an end and the game ends."""
+    rng = random.Random(7)
+    page = support.register(browser, server, "ffestiniog", lang="en")
+    page.goto(f"{server}/new?game=snowdonia")
+    labels = page.eval_on_selector_all("select[name=opt_map] option", "els => els.map(e => e.textContent)")
+    assert any(label.startswith("Blaenau Ffestiniog") for label in labels)
+    support.new_game(page, server, "snowdonia", ["bot"], {"map": "blaenau_ffestiniog"})
+    page.wait_for_selector("#game[data-status=running]")
+    page.wait_for_selector(".sd #sd-route-svg")
+    route = page.text_content("#sd-route-svg") or ""
+    assert "Blaenau Ffestiniog" in route and "Porthmadog Harbour" in route
+    assert page.is_visible("#sd-provisional") and page.is_visible("#sd-ends")
+    support.shot(page, "snowdonia-blaenau-start")
+    clicks = 0
+    chose_end = False
+    for actions in support.my_turns(page, 400):
+        ends = [a for a in actions if a.startswith(("end:", "outside:"))]
+        action = ends[-1] if ends else choose(actions, rng)
+        chose_end = chose_end or bool(ends)
+        support.click_action(page, action)
+        clicks += 1
+        if clicks == 20:
+            support.shot(page, "snowdonia-blaenau-midgame")
+    page.wait_for_selector("#result")
+    support.shot(page, "snowdonia-blaenau-end")
+    assert clicks > 10 and chose_end
+    assert "Porthmadog Harbour" in (page.text_content("#sd-ends") or "")

@@ -1,4 +1,4 @@
-"""The map option (``map``): Mount Snowdon unchanged, the Daffodil Line's data, Blaenau refused until its rules exist."""
+"""The map option (``map``): Mount Snowdon unchanged, the Daffodil Line's data, Blaenau Ffestiniog for 1-4 players."""
 
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ def test_mount_snowdon_is_the_default_and_unchanged() -> None:
     assert view["map"] == "mount_snowdon" and view["provisional"] is False
 
 
-def test_blaenau_is_refused_with_a_clear_error_until_its_rules_exist() -> None:
-    with pytest.raises(InvalidOptions, match=r"blaenau_ffestiniog.*not implemented"):
-        GAME.new_state(2, {"map": "blaenau_ffestiniog"})
+def test_blaenau_is_for_one_to_four_players() -> None:
+    for n in (1, 2, 3, 4):
+        GAME.new_state(n, {"map": "blaenau_ffestiniog"})
+    with pytest.raises(InvalidOptions, match=r"blaenau_ffestiniog.*1 to 4 players"):
+        GAME.new_state(5, {"map": "blaenau_ffestiniog"})
 
 
 def test_an_unknown_map_is_refused() -> None:

@@ -37,6 +37,7 @@ def check_invariants(st: SnowdoniaState, start: dict[str, int]) -> None:
     for seat, p in enumerate(players := st.players):
         assert min(p[k] for k in ("iron", "stone", "coal", "rubble", "steel", "markers")) >= 0
         placed = len(st.markers_on_stations(seat)) + len(st.markers_on_track(seat))
+        placed += 1 if p.get("start_marker") else 0  # Blaenau Ffestiniog: the marker left at the start
         assert p["markers"] + placed == 16
         assert p["placed"] <= st.workers_total(seat)
     assert len({p["train"] for p in players if p["train"] is not None}) == sum(p["train"] is not None for p in players)
@@ -107,6 +108,64 @@ def test_conformance_suite_daffodil_line(n: int) -> None:
     run_suite("snowdonia", n, {"map": "daffodil_line"}, seeds=range(3), deep_every=20)
 
 
+@settings(max_examples=30)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 4))
+def test_blaenau_random_play_ends_and_conserves_components(seed: int, n: int) -> None:
+    random_game_holds_the_invariants(seed, n, {"map": "blaenau_ffestiniog"})
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_conformance_suite_blaenau(n: int) -> None:
+    run_suite("snowdonia", n, {"map": "blaenau_ffestiniog"}, seeds=range(3), deep_every=20)
+
+
 @pytest.mark.parametrize("train", ["2", "6", "7"])
 def test_conformance_suite_solo_series(train: str) -> None:
     run_suite("snowdonia", 1, {"solo_train": train}, seeds=range(1), deep_every=20)
+
+
+def _containers(value: object, path: str = "") -> dict[int, str]:
+    """The ids of every list and dict inside ``value``, with where they are."""
+    found: dict[int, str] = {}
+    if isinstance(value, dict):
+        found[id(value)] = path
+        for k, v in value.items():
+            found.update(_containers(v, f"{path}.{k}"))
+    elif isinstance(value, list):
+        found[id(value)] = path
+        for i, v in enumerate(value):
+            found.update(_containers(v, f"{path}[{i}]"))
+    return found
+
+
+@settings(max_examples=15)
+@given(seed=hst.integers(0, 10**9), n=hst.integers(1, 5), steps=hst.integers(0, 400))
+def test_clone_is_independent_and_equal(seed: int, n: int, steps: int) -> None:
+    """`clone` copies field by field for speed: it must share nothing a move could change."""
+    from ludothek.games.snowdonia.base import FIELDS
+
+    rng = random.Random(seed)
+    st = GAME.new_state(n)
+    for _ in range(steps):
+        if st.is_terminal():
+            break
+        st.apply_action(random_action(st, rng))
+    twin = st.clone()
+    assert twin.snapshot() == st.snapshot() and twin.history() == st.history()
+    assert twin.legal_actions() == st.legal_actions() and twin.chance_outcomes() == st.chance_outcomes()
+    mine = {}
+    for name in FIELDS:
+        mine.update(_containers(getattr(st, name), name))
+    theirs = {}
+    for name in FIELDS:
+        theirs.update(_containers(getattr(twin, name), name))
+    # Agenda tasks and event-log entries are never changed once made; everything else must be a copy.
+    shared = {mine[i] for i in mine.keys() & theirs.keys() if not mine[i].startswith(("agenda[", "event_log["))}
+    assert not shared
+    # Playing on in the copy leaves the original as it was.
+    before = st.snapshot()
+    for _ in range(50):
+        if twin.is_terminal():
+            break
+        twin.apply_action(random_action(twin, rng))
+    assert st.snapshot() == before

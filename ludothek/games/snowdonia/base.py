@@ -16,6 +16,9 @@ from ludothek.engine import Game, State
 from .components import AREAS, Scenario, scenario
 from .route import Layout, Route, layout
 
+#: An empty memo: its key is an object no decision or chance node can be.
+NO_MEMO: tuple[Any, Any] = (object(), None)
+
 #: Fields that make up a position; `snapshot` returns exactly these.
 FIELDS = (
     "round",
@@ -55,7 +58,53 @@ FIELDS = (
     "held_events",
     "place_turn",
     "event_log",
+    "outside_end",
+    "plas_maintenance",
 )
+
+
+#: The action spaces of an area by (scenario, players, area, B is a build space); see `StateBase.area_spaces`.
+_SPACES: dict[tuple[str, int, str, bool], tuple[str, ...]] = {}
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, scalars)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+#: Player entries holding lists or dicts besides the three contract piles (`_copy_player` deep-copies them).
+_PLAYER_OTHER: tuple[str, ...] = ()
+
+
+def _copy_player(pl: dict[str, Any]) -> dict[str, Any]:
+    out = pl.copy()
+    out["unused"] = pl["unused"][:]
+    out["active"] = pl["active"][:]
+    out["used"] = pl["used"][:]
+    for key in _PLAYER_OTHER:
+        out[key] = copy_json(pl[key])
+    return out
+
+
+def _copy_site(site: dict[str, Any]) -> dict[str, Any]:
+    out = site.copy()
+    out["dig"] = [d.copy() for d in site["dig"]]
+    out["build"] = site["build"][:]
+    return out
+
+
+#: Fields `StateBase.clone` copies explicitly, and scalar fields it shares; any other field is deep-copied.
+_CLONED = frozenset((
+    "order", "track_pool", "forecast", "events", "deck", "row", "discard", "offer", "g_workers", "rates",
+    "yard", "bag", "spaces", "tracks", "shed", "sites", "players", "agenda", "event_log", "decision", "chance",
+    "round", "over", "start_player", "start_locked", "trains_available", "b_build", "steel", "aside_train",
+    "top_back", "contracts_blocked", "worker_built", "end_after", "events_pending", "held_events", "place_turn", "outside_end", "plas_maintenance",
+))
+_OTHER_FIELDS = tuple(name for name in FIELDS if name not in _CLONED)
 
 
 def new_player(markers: int) -> dict[str, Any]:
@@ -119,6 +168,10 @@ class StateBase(State):
     place_turn: int
     #: Events resolved so far: [round, space, event], for the log and the board.
     event_log: list[list[Any]]
+    #: Blaenau Ffestiniog: the end where the outside surveyor stands (events run from there), else None.
+    outside_end: str | None
+    #: Blaenau Ffestiniog: whether the one train maintenance (station 4 cleared) has happened.
+    plas_maintenance: bool
 
     def __init__(self, game: Game, num_players: int, options: dict[str, str]):
         super().__init__(game, num_players, options)
@@ -127,6 +180,10 @@ class StateBase(State):
         self.scen: Scenario = scenario(self.map)
         self.lay: Layout = layout(num_players, self.map)
         self.solo_train = int(options.get("solo_train", "1"))
+        #: The options of ``decision`` and the chance table of ``chance``, each keyed by that object's
+        #: identity (a new decision or chance node is always a new object); see `SnowdoniaState._options`.
+        self._memo_options: tuple[Any, Any] = NO_MEMO
+        self._memo_chance: tuple[Any, Any] = NO_MEMO
 
     # ----- snapshot and copy ------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -134,11 +191,48 @@ class StateBase(State):
         return data
 
     def clone(self) -> Self:
+        """An independent copy, made field by field (about 8x faster than a pickle round trip).
+
+        Bots clone a position for every step they look ahead.  Each field is
+        copied as deep as it is nested; a field without its own copier falls
+        back to `copy_json`.  Agenda tasks and event-log entries are lists
+        that are never changed once made, so they are shared.  The memos of
+        options and chance outcomes move to the copied decision and chance.
+        """
         other = object.__new__(type(self))
-        fresh = pickle.loads(pickle.dumps({k: getattr(self, k) for k in FIELDS}))
-        other.__dict__.update(self.__dict__)
-        other.__dict__.update(fresh)
-        other._history = list(self._history)
+        d = self.__dict__.copy()
+        d["order"] = self.order[:]
+        d["track_pool"] = self.track_pool[:]
+        d["forecast"] = self.forecast[:]
+        d["events"] = self.events[:]
+        d["deck"] = self.deck[:]
+        d["row"] = self.row[:]
+        d["discard"] = self.discard[:]
+        d["offer"] = self.offer[:]
+        d["g_workers"] = self.g_workers[:]
+        d["rates"] = self.rates.copy()
+        d["yard"] = self.yard.copy()
+        d["bag"] = self.bag.copy()
+        d["spaces"] = self.spaces.copy()
+        d["tracks"] = [t.copy() for t in self.tracks]
+        d["shed"] = [t.copy() for t in self.shed]
+        d["sites"] = [_copy_site(x) for x in self.sites]
+        d["players"] = [_copy_player(x) for x in self.players]
+        # Tasks and log entries are never changed in place once made: only the lists holding them are copied.
+        d["agenda"] = self.agenda[:]
+        d["event_log"] = self.event_log[:]
+        decision = self.decision
+        d["decision"] = None if decision is None else decision.copy()
+        chance = self.chance
+        d["chance"] = None if chance is None else chance[:]
+        for name in _OTHER_FIELDS:
+            d[name] = copy_json(d[name])
+        memo = self._memo_options
+        d["_memo_options"] = (d["decision"], memo[1]) if memo[0] is decision else NO_MEMO
+        memo = self._memo_chance
+        d["_memo_chance"] = (d["chance"], memo[1]) if memo[0] is chance else NO_MEMO
+        d["_history"] = list(self._history)
+        other.__dict__ = d
         return other
 
     # ----- small helpers ----------------------------------------------------------
@@ -147,8 +241,13 @@ class StateBase(State):
         return Route(self.lay, self.tracks, self.sites)
 
     def _push(self, *tasks: list[Any]) -> None:
-        """Put tasks at the front of the agenda, in the given order."""
-        self.agenda[0:0] = [list(t) for t in tasks]
+        """Put tasks at the front of the agenda, in the given order.
+
+        Every caller builds its task lists fresh and no task is changed after
+        it is queued, so they go in as they are (no copy: this runs about twice
+        per action).
+        """
+        self.agenda[0:0] = tasks
 
     def p(self, seat: int) -> dict[str, Any]:
         return self.players[seat]
@@ -170,12 +269,24 @@ class StateBase(State):
 
     def area_spaces(self, area: str) -> list[str]:
         """The numbered spaces of an area this round (G has none: it is unlimited)."""
-        if area == "G":
-            return []
-        if area == "B" and self.b_build:
-            return ["B1"]
-        count = self.scen.spaces_for(area, self.num_players) or 0
-        return [f"{area}{i}" for i in range(1, count + 1)]
+        return list(self.spaces_of(area))
+
+    def spaces_of(self, area: str) -> tuple[str, ...]:
+        """`area_spaces` as a shared tuple: they depend only on the scenario, the player count
+        and whether B has become a build space, so they are made once (`_SPACES`).
+        """
+        key = (self.scen.key, self.num_players, area, self.b_build)
+        spaces = _SPACES.get(key)
+        if spaces is None:
+            if area == "G":
+                spaces = ()
+            elif area == "B" and self.b_build:
+                spaces = ("B1",)
+            else:
+                count = self.scen.spaces_for(area, self.num_players) or 0
+                spaces = tuple(f"{area}{i}" for i in range(1, count + 1))
+            _SPACES[key] = spaces
+        return spaces
 
     def space_action(self, space: str) -> str:
         area = space[0]
@@ -184,14 +295,18 @@ class StateBase(State):
         return self.scen.action_of(area)
 
     def area_blocked(self, area: str) -> bool:
-        return self.fog() and area in self.scen.fog_blocks
+        return self.forecast[0] == "fog" and area in self.scen.fog_blocks
 
     def all_spaces(self) -> list[str]:
-        return [s for a in AREAS for s in self.area_spaces(a)]
+        return [s for a in AREAS for s in self.spaces_of(a)]
 
     def has_active(self, seat: int, effect: str) -> int:
         """How many contracts with ``effect`` the seat has played this round."""
-        return sum(1 for n in self.p(seat)["active"] if self.scen.contracts[n].effect == effect)
+        active = self.players[seat]["active"]
+        if not active:
+            return 0
+        contracts = self.scen.contracts
+        return sum(1 for n in active if contracts[n].effect == effect)
 
     def contracts_of(self, seat: int) -> list[int]:
         pl = self.p(seat)

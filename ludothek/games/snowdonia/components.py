@@ -58,6 +58,12 @@ class Station:
     canal_before: bool = False
     #: Daffodil Line: a surveyor ending here gets a daffodil before scoring.
     surveyor_daffodil: bool = False
+    #: Blaenau Ffestiniog: the end of the line this station is (surveyors start there), or "".
+    end: str = ""
+    #: Blaenau Ffestiniog: points for a surveyor that started at the other end (Porthmadog Harbour).
+    surveyor_vp_back: int = 0
+    #: Blaenau Ffestiniog: cubes from the bag for each building here, as far as the bag has them.
+    build_bonus: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,19 @@ MAPS = ("mount_snowdon", "blaenau_ffestiniog", "daffodil_line")
 
 
 @dataclass(frozen=True)
+class BlaenauRules:
+    """The variant Blaenau Ffestiniog's switches, from ``rules`` in its station file."""
+
+    removed_contracts: tuple[int, ...]
+    #: The event space that holds a cube from the start; only the spaces after it are used.
+    event_cube_start: int
+    trains_from_start: bool
+    surveyors_per_end: int
+    #: The station number whose shovel sites, once all cleared, start train maintenance.
+    maintenance_station: float
+
+
+@dataclass(frozen=True)
 class Scenario:
     """One way to play: which route, cards and board the game uses."""
 
@@ -172,6 +191,8 @@ class Scenario:
     provisional: bool = False
     #: The Daffodil Line's extra rules and cards; None on the other maps.
     daffodil: DaffodilRules | None = None
+    #: Blaenau Ffestiniog: the variant's setup switches (see `BlaenauRules`), else None.
+    blaenau: BlaenauRules | None = None
     max_players: int = 5
 
     def stations_for(self, num_players: int) -> tuple[Station, ...]:
@@ -184,10 +205,7 @@ class Scenario:
         raise KeyError(area)
 
     def action_of(self, area: str) -> str:
-        for spec in self.areas:
-            if spec.area == area:
-                return spec.action
-        raise KeyError(area)
+        return _AREA_ACTIONS[self.key][area]
 
 
 def _contract(raw: dict[str, Any]) -> Contract:
@@ -233,6 +251,9 @@ def _station(raw: dict[str, Any]) -> Station:
         ),
         canal_before=bool(raw.get("canal_before")),
         surveyor_daffodil=bool(raw.get("surveyor_daffodil")),
+        end=raw.get("end", ""),
+        surveyor_vp_back=raw.get("surveyor_vp_back", 0),
+        build_bonus=tuple((cube, int(k)) for cube, k in raw.get("build_bonus", {}).items()),
     )
 
 
@@ -270,6 +291,8 @@ def _board(raw: dict[str, Any]) -> Board:
     )
 
 
+#: Each scenario's action per area, for `Scenario.action_of` (asked several times per round).
+_AREA_ACTIONS: dict[str, dict[str, str]] = {}
 def _has_data(name: str) -> bool:
     return resources.files(__package__).joinpath("data", name).is_file()
 
@@ -293,6 +316,7 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
     areas = tuple(
         AreaSpec(a["area"], a["action"], {int(k): v for k, v in a["spaces"].items()}) for a in spaces["areas"]
     )
+    _AREA_ACTIONS[key] = {a.area: a.action for a in areas}
     daffodil = None
     if key == "daffodil_line":
         raw_daffodil = _load("daffodil_line.json")
@@ -304,6 +328,17 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
             c = contracts[int(number)]
             text = {lang: f"{c.text[lang]} {extra[lang]}" for lang in c.text}
             contracts[int(number)] = replace(c, text=text)
+    blaenau = None
+    if "rules" in raw_stations and key == "blaenau_ffestiniog":
+        r = raw_stations["rules"]
+        blaenau = BlaenauRules(
+            removed_contracts=tuple(r["removed_contracts"]),
+            event_cube_start=r["event_cube_start"],
+            trains_from_start=bool(r["trains_from_start"]),
+            surveyors_per_end=r["surveyors_per_end"],
+            maintenance_station=r["maintenance_station"],
+        )
+        contracts = {n: c for n, c in contracts.items() if n not in blaenau.removed_contracts}
     return Scenario(
         key=key,
         stations=stations,
@@ -316,5 +351,6 @@ def scenario(key: str = "mount_snowdon") -> Scenario:
         cleared_route_area=dict(spaces["cleared_route_area"]),
         provisional=bool(raw_stations.get("provisional")),
         daffodil=daffodil,
+        blaenau=blaenau,
         max_players=max(p for s in stations for p in s.players),
     )

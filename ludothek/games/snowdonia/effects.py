@@ -21,14 +21,14 @@ class EffectsMixin(WorkMixin):
         """Contracts the seat may play before ``area`` resolves."""
         if self.contracts_blocked or self.area_blocked(area):
             return []
-        out = []
-        for n in sorted(self.p(seat)["unused"]):
-            c = self.scen.contracts[n]
-            if c.area != area:
-                continue
-            if c.effect == "move_worker" and not self.move_options(seat):
-                continue
-            out.append(n)
+        unused = self.players[seat]["unused"]
+        if not unused:
+            return []
+        contracts = self.scen.contracts
+        out = [n for n in sorted(unused) if contracts[n].area == area]
+        if out:
+            # #28 needs a worker of yours that can move somewhere.
+            out = [n for n in out if contracts[n].effect != "move_worker" or self.move_options(seat)]
         return out
 
     def play_contract(self, seat: int, number: int) -> None:
@@ -123,6 +123,8 @@ class EffectsMixin(WorkMixin):
         Daffodil Line: a canal card among them is filled completely from the
         general supply instead; nobody gets its daffodil (no player did it).
         """
+        if not self.lay.has_canals:
+            return self._event_excavate_plain()
         route = self.route
         cleared = []
         for _ in range(self.rate("excavate")):
@@ -136,13 +138,28 @@ class EffectsMixin(WorkMixin):
             cleared.append(f)
         return cleared
 
+    def _event_excavate_plain(self) -> list[Field]:
+        """`event_excavate` on a route without canal cards: one pass over the fields in the order work
+        reaches them (Blaenau Ffestiniog: from the end where the outside surveyor stands)."""
+        cleared: list[Field] = []
+        todo = self.rate("excavate")
+        tracks, sites = self.tracks, self.sites
+        for f in self.fields_from(self.outside_end):
+            if len(cleared) >= todo:
+                break
+            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
+            if holder["rubble"] > 0:
+                holder["rubble"] = 0
+                cleared.append(f)
+        return cleared
+
     def event_lay_track(self) -> list[int]:
         """Other companies lay the next track cards (rubble on them is removed); nobody owns them.
 
         Daffodil Line: rubble already filled into a canal card goes back to the
         general supply too, whether or not the card was full.
         """
-        slots = self.route.unlaid()[: self.rate("lay_track")]
+        slots = self.slots_from(self.outside_end, self.route.unlaid())[: self.rate("lay_track")]
         for s in slots:
             self.tracks[s].update(laid=True, rubble=0, owner=None)
         if slots and self.route.all_laid() and self.end_after is None:
@@ -152,6 +169,11 @@ class EffectsMixin(WorkMixin):
 
     def event_complete_station(self) -> int | None:
         si = self.route.first_unfinished_station()
+        if self.two_ends and self.backwards(self.outside_end):
+            # Blaenau Ffestiniog, outside surveyor at Porthmadog Harbour: the first one seen from there.
+            open_ = [i for i in range(1, len(self.lay.stations) - 1)
+                     if not self.sites[i]["completed"] and self.route.free_build_sites(i)]
+            si = open_[-1] if open_ else None
         if si is None:
             return None
         self.sites[si]["completed"] = True

@@ -51,7 +51,12 @@ DECISIONS = {
     "convert_steel": {"de": "Erz in Stahl tauschen", "en": "convert iron to steel"},
     "move": {"de": "Arbeiter versetzen", "en": "move a worker"},
     "maint": {"de": "Lok warten", "en": "maintain your train"},
+    "end": {"de": "Startstation des Vermessers wählen", "en": "choose your surveyor's start station"},
+    "outside": {"de": "fremden Vermesser aufstellen", "en": "place the outside surveyor"},
 }
+
+#: Blaenau Ffestiniog: the ends of the line by their action word.
+END_NAMES = {"blaenau": "Blaenau Ffestiniog", "porthmadog": "Porthmadog Harbour"}
 
 
 def decision_label(kind: str, lang: str) -> str:
@@ -110,7 +115,8 @@ def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, actio
         if b["train"] is not None and a["train"] is None and action != "maint:lose":
             n = b["train"]
             out.append(f"{seat_name(seat, lang)} verliert Lok {n}." if de else f"{seat_name(seat, lang)} loses train {n}.")
-        if a["surveyor"] > b["surveyor"]:
+        moved = a["surveyor"] > b["surveyor"] if a.get("end") is None else b.get("end") is not None
+        if a["surveyor"] != b["surveyor"] and moved:  # Blaenau Ffestiniog: not the choice of the start end
             name = after.lay.stations[a["surveyor"]].name
             out.append(f"Vermesser von {seat_name(seat, lang)}: {name}." if de else f"{seat_name(seat, lang)}'s surveyor: {name}.")
     for _, space, kind in after.event_log[len(before.event_log):]:
@@ -199,6 +205,14 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
     if verb == "move":
         src, _, dst = arg.partition(">")
         return f"{who} versetzt den Arbeiter von {src} nach {dst}." if de else f"{who} moves a worker from {src} to {dst}."
+    if verb == "end":
+        name = END_NAMES.get(arg, arg)
+        return (f"{who} lässt den Vermesser in {name} starten." if de
+                else f"{who} starts their surveyor at {name}.")
+    if verb == "outside":
+        name = END_NAMES.get(arg, arg)
+        return (f"{who} stellt den fremden Vermesser nach {name}." if de
+                else f"{who} puts the outside surveyor at {name}.")
     if verb == "maint":
         if arg == "steel":
             return f"{who} wartet die Lok mit 1 Stahl." if de else f"{who} pays 1 steel for train maintenance."

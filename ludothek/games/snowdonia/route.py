@@ -30,6 +30,8 @@ class Layout:
     num_slots: int
     #: Daffodil Line: whether each track slot takes a canal card (filled) instead of a base card (cleared).
     canal_slots: tuple[bool, ...] = ()
+    #: Whether any slot takes a canal card; without, "work left" is just the rubble (the fast paths).
+    has_canals: bool = False
 
     def station_index(self, key: str) -> int:
         for i, st in enumerate(self.stations):
@@ -52,7 +54,7 @@ def layout(num_players: int, scenario_key: str = "mount_snowdon") -> Layout:
         canal.extend([st.canal_before] * len(mine))
         fields.extend(("t", s, 0) for s in mine)
         fields.extend(("s", si, j) for j in range(len(st.excavation_sites)))
-    return Layout(stations, tuple(slots_before), tuple(fields), slot, tuple(canal))
+    return Layout(stations, tuple(slots_before), tuple(fields), slot, tuple(canal), any(canal))
 
 
 class Route:
@@ -93,6 +95,12 @@ class Route:
 
     def next_field(self) -> Field | None:
         """The lowest field that still needs work (rubble to clear, or a canal card to fill)."""
+        if not self.lay.has_canals:
+            tracks, sites = self.tracks, self.sites
+            for f in self.lay.fields:
+                if (tracks[f[1]]["rubble"] if f[0] == "t" else sites[f[1]]["dig"][f[2]]["rubble"]) > 0:
+                    return f
+            return None
         for f in self.lay.fields:
             if self.work_left(f) > 0:
                 return f
@@ -104,6 +112,8 @@ class Route:
 
     def clearable_tracks(self) -> list[int]:
         """Unlaid track slots that are cleared (canal cards: full), lowest first: where a player may lay track."""
+        if not self.lay.has_canals:
+            return [i for i, t in enumerate(self.tracks) if not t["laid"] and t["rubble"] == 0]
         return [i for i, t in enumerate(self.tracks) if not t["laid"] and self.work_left(("t", i, 0)) == 0]
 
     def unlaid(self) -> list[int]:
@@ -116,6 +126,12 @@ class Route:
         """Players may build here: not completed by an event, and the track cards leading here are clear (or full)."""
         if si == 0 or self.sites[si]["completed"]:
             return False
+        if not self.lay.has_canals:
+            tracks = self.tracks
+            for s in self.lay.slots_before[si]:  # noqa: SIM110 - a plain loop is faster than all() with a generator
+                if tracks[s]["rubble"]:
+                    return False
+            return True
         return all(self.work_left(("t", s, 0)) == 0 for s in self.lay.slots_before[si])
 
     def free_build_sites(self, si: int) -> list[int]:

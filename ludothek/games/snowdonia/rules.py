@@ -18,18 +18,46 @@ be one with that back (``top_back``).
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, IllegalAction, SeatResult, ranks_from_keys
+from ludothek.engine import CHANCE, TERMINAL, HistoryEntry, IllegalAction, SeatResult, naming, ranks_from_keys
 
 from . import notation, view
 from .base import new_player
-from .components import AREAS
+from .components import AREAS, Scenario
 from .effects import EffectsMixin
 from .scoring import Holdings, daffodil_points, optimal_assignment
 from .work import parse_cube_combo
 
 BAG_ORDER = ("iron", "stone", "coal", "event")
+_BAG_NAMES = tuple((c, f"bag:{c}") for c in BAG_ORDER)
+#: The one option that means "no real choice" for a kind of decision (see `SnowdoniaState._ask`).
+_TRIVIAL = {"take": "take:nothing", "take_two": "take:nothing", "work": "work:nothing",
+            "convert_stone": "convert:0", "convert_steel": "convert:0"}
+def _backs(scen: Scenario) -> dict[int, str]:
+    """Each contract's back (its weather icon), for counting the forecast's chances (made once per scenario)."""
+    backs = _BACKS.get(scen.key)
+    if backs is None:
+        backs = _BACKS[scen.key] = {n: c.back for n, c in scen.contracts.items()}
+    return backs
+
+
+_BACKS: dict[str, dict[int, str]] = {}
+
+
+#: Areas with effects "after all other actions" (`_task_after`).
+_AFTER_AREAS = ("B", "D", "E")
+_FIRST = itemgetter(0)
+#: "place:C2" for every action space name an area can have.
+_PLACE = {f"{a}{i}": f"place:{a}{i}" for a in AREAS for i in range(1, 20)}
+_DRAW_NAMES = {c: f"draw:{c}" for c in range(1, 64)}
+#: The chance table of a bag draw by the bag's content (iron, stone, coal, event).
+_BAG_TABLES: dict[tuple[int, int, int, int], tuple[tuple[tuple[str, float], ...], tuple[str, ...]]] = {}
+#: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
+_ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
 
 
 class SnowdoniaState(EffectsMixin):
@@ -92,6 +120,19 @@ class SnowdoniaState(EffectsMixin):
         self.held_events = 0
         self.event_log = []
         self.place_turn = 0
+        self.outside_end = None
+        self.plas_maintenance = False
+        bf = self.scen.blaenau
+        if bf is not None:
+            # Blaenau Ffestiniog: trains are on sale from the start, and a cube from the bag lies on
+            # the event space before the ones used (solo: see `_task_add_events`).
+            self.trains_available = bf.trains_from_start
+            self.events[bf.event_cube_start - 1] = True
+            if not self.solo:
+                self.bag["event"] -= 1
+            for pl in self.players:
+                pl["end"] = None
+                pl["start_marker"] = False
         self.agenda = [["deal_track", i] for i in range(self.lay.num_slots)]
         if self.solo:
             train = self.scen.trains[self.solo_train]
@@ -103,6 +144,8 @@ class SnowdoniaState(EffectsMixin):
         self.agenda.append(["setup_forecast"])
         if self.solo:
             self.agenda += [["solo_yard", board.solo_stock_yard_draw], ["add_events"]]
+        if bf is not None:
+            self.agenda.append(["choose_ends"])
         self.agenda.append(["round_start"])
         self._run()
 
@@ -119,7 +162,7 @@ class SnowdoniaState(EffectsMixin):
         if self.over:
             return []
         if self.chance is not None:
-            return [a for a, _ in self.chance_outcomes()]
+            return list(self._chance_table()[1])
         return list(self._options())
 
     def _options(self) -> tuple[str, ...]:
@@ -130,43 +173,96 @@ class SnowdoniaState(EffectsMixin):
         the engine's time.  The memo is keyed by the identity of
         ``self.decision``, which `_apply` replaces at every step.
         """
-        memo = self.__dict__.get("_memo_options")
+        memo = self._memo_options
         decision = self.decision
-        if memo is not None and memo[0] is decision:
+        if memo[0] is decision:
             return memo[1]
         options = tuple(self.decision_options())
         self._memo_options = (decision, options)
         return options
 
+    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
+        """The engine's `apply_action` with the same checks, on the hot path of bots and replays.
+
+        The action is checked against the options (or chance outcomes) built
+        once per position, and the history entry is shared by every equal
+        action (entries are immutable), which saves building one per action.
+        """
+        if self.over or (seat is not None and seat != self.current_player()) or not isinstance(action, str):
+            with naming(names):
+                self._apply_checked(action, seat)  # raises the engine's own refusal
+            return
+        chance = self.chance
+        if chance is not None:
+            if action not in self._chance_table()[1]:
+                with naming(names):
+                    raise IllegalAction(self.explain_illegal(action))
+            player = CHANCE
+            self.chance = None
+            self._outcome(chance, action)
+        else:
+            decision = self.decision
+            assert decision is not None
+            if action not in self._options():
+                with naming(names):
+                    raise IllegalAction(self.explain_illegal(action))
+            player = decision["seat"]
+            self.decision = None
+            self._decide(decision, action)
+        self._run()  # what `_apply` does, written out on this hot path
+        entries = _ENTRIES.get(player)
+        if entries is None:
+            entries = _ENTRIES[player] = {}
+        entry = entries.get(action)
+        if entry is None:
+            entry = entries[action] = HistoryEntry(player, action)
+        self._history.append(entry)
+
     def _validate(self, action: str) -> None:
         if self.over:
             raise IllegalAction(self.explain_illegal(action))
-        if self.chance is not None:
-            ok = any(a == action for a, _ in self.chance_outcomes())
-        else:
-            ok = action in self._options()
+        ok = action in self._chance_table()[1] if self.chance is not None else action in self._options()
         if not ok:
             raise IllegalAction(self.explain_illegal(action))
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         if self.chance is None:
             return []
-        memo = self.__dict__.get("_memo_chance")
+        return list(self._chance_table()[0])
+
+    def _chance_table(self) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+        """The chance outcomes of this node and their actions, built once per node.
+
+        Keyed, like the options, by the identity of ``self.chance``, which a
+        new chance node always replaces.  A bag draw, a third of all actions,
+        takes its table from `_BAG_TABLES`, by the bag's content.
+        """
+        memo = self._memo_chance
         chance = self.chance
-        if memo is not None and memo[0] is chance:
-            return list(memo[1])
-        outcomes = self._chance_outcomes()
-        self._memo_chance = (chance, tuple(outcomes))
-        return outcomes
+        if memo[0] is chance:
+            return memo[1]
+        assert chance is not None
+        if chance[0] == "bag":
+            bag = self.bag
+            key = (bag["iron"], bag["stone"], bag["coal"], bag["event"])
+            table = _BAG_TABLES.get(key)
+            if table is None:
+                table = _BAG_TABLES[key] = self._table(self._chance_outcomes())
+        else:
+            table = self._table(self._chance_outcomes())
+        self._memo_chance = (chance, table)
+        return table
+
+    @staticmethod
+    def _table(outcomes: list[tuple[str, float]]) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+        return tuple(outcomes), tuple(map(_FIRST, outcomes))
 
     def _chance_outcomes(self) -> list[tuple[str, float]]:
         assert self.chance is not None
         kind = self.chance[0]
         counts: dict[str, int]
         if kind == "track":
-            counts = {}
-            for v in self.track_pool:
-                counts[f"track:{v}"] = counts.get(f"track:{v}", 0) + 1
+            counts = {f"track:{v}": k for v, k in Counter(self.track_pool).items()}
         elif kind == "canal":
             counts = {}
             for name in self.canal_pool:
@@ -174,14 +270,15 @@ class SnowdoniaState(EffectsMixin):
         elif kind == "aside":
             counts = {f"aside:{t}": 1 for t in sorted(self.scen.trains)}
         elif kind == "draw":
-            counts = {f"draw:{c}": 1 for c in self.drawable()}
+            cards = self.drawable()
+            p = 1 / len(cards)
+            return [(_DRAW_NAMES.get(c) or f"draw:{c}", p) for c in cards]
         elif kind == "forecast":
-            counts = {}
-            for c in self.deck:
-                back = self.scen.contracts[c].back
-                counts[f"forecast:{back}"] = counts.get(f"forecast:{back}", 0) + 1
+            backs = _backs(self.scen)
+            counts = {f"forecast:{back}": k for back, k in Counter(map(backs.__getitem__, self.deck)).items()}
         else:  # bag
-            counts = {f"bag:{c}": self.bag[c] for c in BAG_ORDER if self.bag[c] > 0}
+            bag = self.bag
+            counts = {name: bag[c] for c, name in _BAG_NAMES if bag[c] > 0}
         total = sum(counts.values())
         return [(a, k / total) for a, k in counts.items()]
 
@@ -256,7 +353,7 @@ class SnowdoniaState(EffectsMixin):
             track=len(self.markers_on_track(seat)) + as_track,
             rubble=pl["rubble"],
             coal=pl["coal"],
-            surveyor_number=self.lay.stations[pl["surveyor"]].number,
+            surveyor_number=self.surveyor_number(seat),
         )
 
     def score_parts(self, seat: int) -> dict[str, Any]:
@@ -265,10 +362,10 @@ class SnowdoniaState(EffectsMixin):
         contracts = [self.scen.contracts[n] for n in self.contracts_of(seat)]
         best, values = optimal_assignment(contracts, self.holdings(seat))
         train = pl["train"]
-        parts = {
+        parts: dict[str, Any] = {
             "stations": sum(self.markers_on_stations(seat)),
             "track": sum(self.markers_on_track(seat)),
-            "surveyor": self.lay.stations[pl["surveyor"]].surveyor_vp,
+            "surveyor": self.surveyor_points(seat),
             "train": 9 if train is not None and self.scen.trains[train].ability == "nine_points" else 0,
             "contracts": best,
         }
@@ -308,8 +405,14 @@ class SnowdoniaState(EffectsMixin):
         if kind == "pub":
             return ["pub:hire", "pub:no"]
         if kind == "place":
-            free = [s for s, who in self.spaces.items() if who is None and not self.area_blocked(s[0])]
-            return [f"place:{s}" for s in free] + ["place:G"]
+            names = _PLACE
+            if self.forecast[0] == "fog":
+                blocked = self.scen.fog_blocks
+                out = [names[s] for s, who in self.spaces.items() if who is None and s[0] not in blocked]
+            else:
+                out = [names[s] for s, who in self.spaces.items() if who is None]
+            out.append("place:G")
+            return out
         if kind == "window":
             return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
         if kind in ("take", "take_two"):
@@ -332,6 +435,10 @@ class SnowdoniaState(EffectsMixin):
             return self.move_options(seat)
         if kind == "maint":
             return self.maintenance_options(seat)
+        if kind == "end":
+            return self.end_options()
+        if kind == "outside":
+            return ["outside:blaenau", "outside:porthmadog"]
         raise AssertionError(kind)
 
     def _decide(self, d: dict[str, Any], action: str) -> None:
@@ -354,7 +461,7 @@ class SnowdoniaState(EffectsMixin):
             self.place_turn = (self.order.index(seat) + 1) % self.num_players
         elif kind == "window":
             if action == "pass":
-                self._push(["window", d["area"], d["index"] + 1, d["first"]])
+                self._task_window(d["area"], d["index"] + 1, d["first"])
             else:
                 # The same player may play more cards: the window resumes after the effect.
                 self._push(["window", d["area"], d["index"], d["first"]])
@@ -395,6 +502,10 @@ class SnowdoniaState(EffectsMixin):
             self.move_worker(seat, src, dst)
         elif kind == "maint":
             self.do_maintenance(seat, arg)
+        elif kind == "end":
+            self.choose_end(seat, arg)
+        elif kind == "outside":
+            self.outside_end = arg
 
     def _keep(self, seat: int, number: int, kept: int) -> None:
         pl = self.p(seat)
@@ -412,29 +523,37 @@ class SnowdoniaState(EffectsMixin):
     def _ask(self, kind: str, seat: int, **extra: Any) -> bool:
         """Ask ``seat`` for a decision if it has a real choice; False when it has none."""
         self.decision = {"kind": kind, "seat": seat, **extra}
-        options = list(self._options())
-        trivial = {"take": ["take:nothing"], "take_two": ["take:nothing"], "work": ["work:nothing"],
-                   "convert_stone": ["convert:0"], "convert_steel": ["convert:0"]}
-        if not options or options == trivial.get(kind) or options == ["pass"]:
+        options = self._options()
+        if len(options) <= 1 and (not options or options[0] == "pass" or options[0] == _TRIVIAL.get(kind)):
             self.decision = None
             return False
         return True
 
     # ===== the agenda ==============================================================
     def _run(self) -> None:
+        """Run agenda tasks until a decision or a chance outcome is due, or the game is over.
+
+        This loop runs about five tasks per action, so it looks tasks up in a
+        class table (`_TASKS`) instead of by ``getattr`` with a built name, and
+        checks the 1-2 player marker ending only where it can apply.
+        """
+        table = _TASKS
+        # 1-2 players: the game ends at once when the last ownership marker is placed.  This is
+        # checked before every task; while the first player still has markers it cannot apply.
+        first = self.players[0] if self.num_players <= 2 else None
         while not self.over:
-            if self._markers_exhausted():
-                # 1-2 players: the game ends at once when the last ownership marker is placed.
+            if first is not None and not first["markers"] and self._markers_exhausted():
                 self.over = True
                 self.decision = self.chance = None
                 self.agenda = []
                 break
             if self.decision is not None or self.chance is not None:
                 break
-            if not self.agenda:
+            agenda = self.agenda
+            if not agenda:
                 raise AssertionError("the agenda ran dry before the game ended")
-            task = self.agenda.pop(0)
-            getattr(self, "_task_" + task[0])(*task[1:])
+            task = agenda.pop(0)
+            table[task[0]](self, *task[1:])
 
     # ----- setup ----------------------------------------------------------------------
     def _task_deal_track(self, slot: int) -> None:
@@ -458,6 +577,24 @@ class SnowdoniaState(EffectsMixin):
 
     def _task_add_events(self) -> None:
         self.bag["event"] = self.scen.board.bag["event"][self.num_players]
+        if self.scen.blaenau is not None:
+            self.bag["event"] -= 1  # the cube already on the board's start space
+
+    def _task_choose_ends(self) -> None:
+        """Blaenau Ffestiniog: in turn order from the start player, each picks the end their surveyor
+        starts at (3 places each: a player left with one end gets it); then the last player puts the
+        outside surveyor on an end."""
+        for seat in self.order:
+            if self.players[seat]["end"] is None:
+                self._push(["choose_ends"])
+                options = self.end_options()
+                if len(options) == 1:
+                    self.choose_end(seat, options[0][4:])
+                else:
+                    self._ask("end", seat)
+                return
+        if self.outside_end is None:
+            self._ask("outside", self.order[-1])
 
     def _ensure_deck(self) -> bool:
         """An empty draw pile is refilled from the discard pile (our ruling); False if both are empty."""
@@ -470,7 +607,7 @@ class SnowdoniaState(EffectsMixin):
     # ----- a round ------------------------------------------------------------------
     def _task_round_start(self) -> None:
         self.round += 1
-        if not self.b_build and self.route.rubble_left() == 0:
+        if not self.b_build and self.route.next_field() is None:
             # The set-aside train card now covers area B with its extra build space.
             self.b_build = True
         n = self.num_players
@@ -493,10 +630,12 @@ class SnowdoniaState(EffectsMixin):
 
     def _task_place(self) -> None:
         n = self.num_players
+        workers = self.scen.board.workers_per_player
+        order = self.order
         for k in range(n):
-            seat = self.order[(self.place_turn + k) % n]
-            pl = self.p(seat)
-            if pl["placed"] < self.workers_total(seat):
+            seat = order[(self.place_turn + k) % n]
+            pl = self.players[seat]
+            if pl["placed"] < workers + (1 if pl["pub"] else 0):
                 self._push(["place"])
                 if pl["placed"] == 0 and not pl["pub_asked"]:
                     # Before placing the first worker, a train owner may pay coal for the pub worker.
@@ -508,7 +647,20 @@ class SnowdoniaState(EffectsMixin):
                 return
 
     def _task_area(self, area: str) -> None:
-        self._push(["window", area, 0, -1], ["spaces", area], ["after", area])
+        """An area resolves: its contract window, then its spaces, then its "after all" effects.
+
+        This is the same as queueing ``window``, ``spaces`` and ``after``, but
+        the window runs at once, and the spaces too when nobody could play a
+        contract in it (most areas, most rounds); "after" only exists for B, D
+        and E.
+        """
+        if area in _AFTER_AREAS:
+            self._push(["after", area])
+        self._task_window(area, 0, -1)
+        if self.decision is None:
+            self._task_spaces(area)
+        else:
+            self._push(["spaces", area])
 
     def _task_window(self, area: str, index: int, first: int = -1) -> None:
         """A contract window, "beim Startspieler beginnend" (ruling 20).
@@ -521,6 +673,8 @@ class SnowdoniaState(EffectsMixin):
         """
         if first < 0:
             first = self.start_player
+        if self.contracts_blocked or self.area_blocked(area):
+            return
         n = self.num_players
         for i in range(index, n):
             seat = (first + i) % n
@@ -533,7 +687,8 @@ class SnowdoniaState(EffectsMixin):
             self._push(*[["surveyor", s] for s in self.g_workers])
             self.g_workers = []
             return
-        self._push(*[["space", s] for s in self.area_spaces(area) if self.spaces.get(s) is not None])
+        spaces = self.spaces
+        self._push(*[["space", s] for s in self.spaces_of(area) if spaces.get(s) is not None])
 
     def _task_surveyor(self, seat: int) -> None:
         self.move_surveyor(seat)
@@ -544,7 +699,7 @@ class SnowdoniaState(EffectsMixin):
         self.spaces[space] = None
         action = self.space_action(space)
         if action == "stock_yard":
-            if space == self.area_spaces("A")[-1]:
+            if space == self.spaces_of("A")[-1]:
                 self.take_start_player(seat)
             cap, coal_cap = self.stock_yard_caps(seat)
             self._ask("take", seat, space=space, cap=cap, coal_cap=coal_cap)
@@ -560,6 +715,8 @@ class SnowdoniaState(EffectsMixin):
             self._ask("contract", seat, space=space)
 
     def _task_after(self, area: str) -> None:
+        if area != "E" and not any(pl["active"] for pl in self.players):
+            return  # after B and D only played contracts act
         if area == "B":
             for seat in self.order:
                 for _ in range(self.has_active(seat, "clear_next_field")):
@@ -622,15 +779,30 @@ class SnowdoniaState(EffectsMixin):
             ["rates"],
             ["restock", board.restock[self.num_players]],
             ["event_cubes"],
+            ["plas_maintenance"],
             ["round_start"],
         )
+
+    def _task_plas_maintenance(self) -> None:
+        """Blaenau Ffestiniog: trains need maintenance once station 4 (Plas Halt) has no rubble left.
+
+        It replaces the base game's maintenance event and, like it, happens
+        once, at the end of a round: the first round end that finds station 4
+        cleared (ruling 36).
+        """
+        if self.maintenance_due():
+            self.plas_maintenance = True
+            owners = [s for s in self.order if self.p(s)["train"] is not None]
+            self._push(*[["maint", s] for s in owners], ["refill_shed"])
 
     def _game_ends(self) -> bool:
         return self.end_after is not None and self.end_after <= self.round
 
     def _markers_exhausted(self) -> bool:
         """Solo and 2 players: the game also ends when no player has an ownership marker left."""
-        return self.num_players <= 2 and self.round >= 1 and all(pl["markers"] == 0 for pl in self.players)
+        if self.num_players > 2 or self.round < 1:
+            return False
+        return all(not pl["markers"] for pl in self.players)
 
     def _task_refill(self) -> None:
         if self.solo:
@@ -685,6 +857,9 @@ class SnowdoniaState(EffectsMixin):
             owners = [s for s in self.order if self.p(s)["train"] is not None]
             self._push(*[["maint", s] for s in owners], ["refill_shed"], tail)
             return
+        if self.outside_end is not None:
+            # Blaenau Ffestiniog: the outside surveyor moves to the other end, so events alternate.
+            self.outside_end = "porthmadog" if self.outside_end == "blaenau" else "blaenau"
         self._push(tail)
 
     def _task_event_return(self, space: int) -> None:
@@ -703,7 +878,9 @@ class SnowdoniaState(EffectsMixin):
     def _outcome(self, task: list[Any], action: str) -> None:
         kind = task[0]
         _, _, arg = action.partition(":")
-        if kind == "track":
+        if kind == "bag":
+            self._bag_outcome(task, arg)
+        elif kind == "track":
             value = int(arg)
             self.track_pool.remove(value)
             self.tracks[task[1]].update(number=value, rubble=value)
@@ -730,21 +907,28 @@ class SnowdoniaState(EffectsMixin):
         elif kind == "forecast":
             self.forecast[2] = arg
             self.top_back = arg
-        else:
-            self.bag[arg] -= 1
-            purpose = task[1]
-            if purpose == "yard":
-                self.yard[arg] += 1
-                self._push(["solo_yard", task[2] - 1])
-            elif purpose == "restock":
-                if arg == "event":
-                    self.events_pending += 1
-                else:
-                    self.yard[arg] += 1
-                self._push(["restock", task[2] - 1])
+
+    def _bag_outcome(self, task: list[Any], arg: str) -> None:
+        """A cube drawn from the bag (``arg`` is its colour, or "event")."""
+        self.bag[arg] -= 1
+        purpose = task[1]
+        # The next draw of the same series runs at once (as if queued first: nothing else can come between).
+        if purpose == "yard":
+            self.yard[arg] += 1
+            self._task_solo_yard(task[2] - 1)
+        elif purpose == "restock":
+            if arg == "event":
+                self.events_pending += 1
             else:
-                if arg == "event":
-                    self.held_events += 1
-                else:
-                    self.p(task[2])[arg] += 1
-                self._push(["cube_draw", task[2], task[3] - 1])
+                self.yard[arg] += 1
+            self._task_restock(task[2] - 1)
+        else:
+            if arg == "event":
+                self.held_events += 1
+            else:
+                self.p(task[2])[arg] += 1
+            self._task_cube_draw(task[2], task[3] - 1)
+
+
+#: Each agenda task's method by the task's name (``["space", "C1"]`` runs ``_task_space(self, "C1")``).
+_TASKS = {name[len("_task_"):]: getattr(SnowdoniaState, name) for name in dir(SnowdoniaState) if name.startswith("_task_")}

@@ -42,6 +42,8 @@ def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
                 "number": station.number,
                 "name": station.name,
                 "surveyor_vp": station.surveyor_vp,
+                "surveyor_vp_back": station.surveyor_vp_back if st.two_ends else None,
+                "build_bonus": dict(station.build_bonus),
                 "tracks": [
                     # canal/daffodil: the Daffodil Line's canal cards (rubble = how much is filled in).
                     dict(st.tracks[i], slot=i, canal=bool(st.tracks[i].get("canal")),
@@ -62,7 +64,9 @@ def _route(st: SnowdoniaState) -> list[dict[str, Any]]:
                 ],
                 "surveyor_daffodil": station.surveyor_daffodil,
                 "completed": s["completed"],
-                "open": st.route.station_open(si),
+                # Blaenau Ffestiniog: no cleared track is needed; who may build depends on each surveyor.
+                "open": (0 < si < len(st.lay.stations) - 1 and not s["completed"]) if st.two_ends
+                else st.route.station_open(si),
                 "surveyors": [p for p in range(st.num_players) if st.players[p]["surveyor"] == si],
             }
         )
@@ -148,6 +152,10 @@ def _player(st: SnowdoniaState, seat: int) -> dict[str, Any]:
         "start_player": st.start_player == seat,
         "train": None if train is None else {"number": train, "name": st.scen.trains[train].name},
         "surveyor": pl["surveyor"],
+        # Blaenau Ffestiniog only (None elsewhere): the end the surveyor started from, and whether the
+        # first surveyor move has left an ownership marker there.
+        "end": pl.get("end"),
+        "start_marker": pl.get("start_marker"),
         "contract_count": len(pl["unused"]) + len(pl["active"]) + len(pl["used"]),
         "contracts": {"unused": cards("unused"), "active": cards("active"), "used": cards("used")},
     }
@@ -186,6 +194,9 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
         "map": st.map,
         #: The map's station (or canal card) values are our reconstructions: the board says so quietly.
         "provisional": st.scen.provisional,
+        #: Blaenau Ffestiniog: the end where the outside surveyor stands (the next event runs from there).
+        "outside_end": st.outside_end,
+        "ends": {"blaenau": "Blaenau Ffestiniog", "porthmadog": "Porthmadog Harbour"} if st.two_ends else None,
         "me": seat,
         "players": st.num_players,
         "round": st.round,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import StateBase
+from .blaenau import BlaenauMixin
 from .components import CUBES
 
 
 def cube_combo_name(counts: dict[str, int]) -> str:
-    key = tuple(counts.get(c, 0) for c in CUBES)
+    key = (counts.get("iron", 0), counts.get("stone", 0), counts.get("coal", 0))  # the order of CUBES
     name = _COMBO_NAMES.get(key)
     if name is None:
         parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
@@ -24,6 +24,10 @@ def cube_combo_name(counts: dict[str, int]) -> str:
 
 #: Names of cube combinations already built: the stock yard asks for the same few again and again.
 _COMBO_NAMES: dict[tuple[int, ...], str] = {}
+
+
+#: Stock-yard options by (yard iron, stone, coal, cap, coal cap, exact): they depend on nothing else.
+_TAKE_OPTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
 
 
 def parse_cube_combo(text: str) -> dict[str, int] | None:
@@ -37,7 +41,7 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
     return counts
 
 
-class WorkMixin(StateBase):
+class WorkMixin(BlaenauMixin):
     """Actions A-G."""
 
     # ----- A: stock yard ----------------------------------------------------------
@@ -50,13 +54,19 @@ class WorkMixin(StateBase):
         largest combinations are offered.
         """
         y = self.yard
+        key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
+        cached = _TAKE_OPTIONS.get(key)
+        if cached is not None:
+            return list(cached)
         combos: list[tuple[int, str]] = []
         for c in range(min(coal_cap, y["coal"], cap) + 1):
             for s in range(min(y["stone"], cap - c) + 1):
                 for i in range(min(y["iron"], cap - c - s) + 1):
                     combos.append((i + s + c, cube_combo_name({"iron": i, "stone": s, "coal": c})))
         most = max(n for n, _ in combos)
-        return [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
+        options = [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
+        _TAKE_OPTIONS[key] = tuple(options)
+        return options
 
     def stock_yard_caps(self, seat: int) -> tuple[int, int]:
         cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
@@ -96,8 +106,10 @@ class WorkMixin(StateBase):
         field, or puts the last cube into a canal card, that shows a daffodil
         gets one.  Returns the rubble moved (taken plus filled).
         """
-        route = self.route
         pl = self.p(seat)
+        if not self.lay.has_canals:
+            return self._excavate_plain(seat, pl, amount)
+        route = self.route
         moved = 0
         while moved < amount:
             f = route.next_field()
@@ -126,9 +138,30 @@ class WorkMixin(StateBase):
                 self.claim_dig_site(seat, f[1], f[2])
         return moved
 
+    def _excavate_plain(self, seat: int, pl: dict[str, Any], amount: int) -> int:
+        """`excavate` on a route without canal cards, in one pass uphill (each field is emptied
+        before the next is touched, the route's `next_field` order)."""
+        taken = 0
+        tracks, sites = self.tracks, self.sites
+        # Blaenau Ffestiniog: from the end where the seat's surveyor started.
+        for f in self.fields_from(self.end_of(seat)):
+            if taken >= amount:
+                break
+            holder = tracks[f[1]] if f[0] == "t" else sites[f[1]]["dig"][f[2]]
+            have = holder["rubble"]
+            if have <= 0:
+                continue
+            take = min(have, amount - taken)
+            holder["rubble"] = have - take
+            taken += take
+            if have - take == 0 and f[0] == "s":
+                self.claim_dig_site(seat, f[1], f[2])
+        pl["rubble"] += taken
+        return taken
+
     def clear_next_field(self, seat: int) -> int:
         """Contract #3: clear the next field with rubble completely (Daffodil Line: or fill it, as far as the rubble lasts)."""
-        f = self.route.next_field()
+        f = self.next_field_from(self.end_of(seat)) if self.two_ends else self.route.next_field()
         if f is None:
             return 0
         return self.excavate(seat, self.route.work_left(f))
@@ -228,7 +261,8 @@ class WorkMixin(StateBase):
         """Lay up to ``amount`` track: one steel and one ownership marker each, lowest cleared card first."""
         pl = self.p(seat)
         laid = 0
-        for slot in self.route.clearable_tracks():
+        # Blaenau Ffestiniog: from the end where the seat's surveyor started.
+        for slot in self.slots_from(self.end_of(seat), self.route.clearable_tracks()):
             if laid >= amount or pl["steel"] < 1 or pl["markers"] < 1:
                 break
             pl["steel"] -= 1
@@ -251,7 +285,11 @@ class WorkMixin(StateBase):
         discount = self.has_active(seat, "stone_discount")
         if pl["markers"] > 0:
             for si, st in enumerate(self.lay.stations):
-                if not route.station_open(si):
+                if self.two_ends:
+                    # Blaenau Ffestiniog: no cleared track needed, but only where the surveyor has been.
+                    if not self.reached(seat, si) or self.sites[si]["completed"]:
+                        continue
+                elif not route.station_open(si):
                     continue
                 for j in route.free_build_sites(si):
                     site = st.build_sites[j]
@@ -312,6 +350,8 @@ class WorkMixin(StateBase):
         self.sites[si]["build"][j] = seat
         if site.daffodil:
             pl["daffodils"] += 1
+        if self.lay.stations[si].build_bonus:
+            self.build_bonus(seat, si)  # Blaenau Ffestiniog: free cubes from the bag while it has them
 
     def _pay_steel(self, pl: dict[str, Any], cost: int, irons: int) -> None:
         pl["steel"] -= cost - irons
@@ -352,6 +392,13 @@ class WorkMixin(StateBase):
 
     def move_surveyor(self, seat: int) -> bool:
         pl = self.p(seat)
+        if self.two_ends:
+            step = self.surveyor_step(seat)
+            if 0 <= pl["surveyor"] + step < len(self.lay.stations):
+                self.start_marker(seat)
+                pl["surveyor"] += step
+                return True
+            return False
         if pl["surveyor"] < len(self.lay.stations) - 1:
             pl["surveyor"] += 1
             return True
