@@ -132,12 +132,16 @@ def _is_server(pid: int) -> bool:
 
 
 def bot_worker_pids(parent: int) -> list[int]:
-    """The ``ludothek bots`` processes ``serve`` started under ``parent``."""
-    try:
-        with open(f"/proc/{parent}/task/{parent}/children") as f:
-            children = [int(p) for p in f.read().split()]
-    except OSError:
-        return []
+    """The ``ludothek bots`` processes ``serve`` started under ``parent`` (by any of its threads)."""
+    import glob
+
+    children = []
+    for path in glob.glob(f"/proc/{parent}/task/*/children"):
+        try:
+            with open(path) as f:
+                children += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
     out = []
     for pid in children:
         try:

@@ -372,7 +372,7 @@ def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers
         app = _frozen(create_app(settings))
         _start_up_notes(settings, 1)
         bots = BotProcesses(settings, 0 if settings.bots_in_process else settings.bot_workers)
-        bots.start()
+        bots.start(after_listening=(host, port))
         try:
             uvicorn.run(app, host=host, port=port, http=with_request_deadline(settings.request_deadline),
                         **_uvicorn_options(settings))
@@ -392,7 +392,7 @@ def serve(db_url: str | None, host: str = "127.0.0.1", port: int = 8000, workers
     _start_up_notes(settings, workers)
     # The bot workers belong to this supervising process: started once, not once per server process.
     bots = BotProcesses(settings, 0 if settings.bots_in_process else settings.bot_workers)
-    bots.start()
+    bots.start(after_listening=(host, port))
     try:
         uvicorn.run("ludothek.portal.app:app_from_env", factory=True, workers=workers, host=host, port=port,
                     http="ludothek.portal.connections:DeadlineProtocol", **_uvicorn_options(settings))

@@ -18,6 +18,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -44,6 +45,9 @@ def _end_with_parent() -> None:
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM (the kernel's for a parent gone, and the parent's own) must not cut the
+    # giving back of the turn in hand short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
@@ -138,18 +142,35 @@ class BotProcesses:
         return subprocess.Popen(self.command(), env=self._env(), stdin=subprocess.DEVNULL,
                                 preexec_fn=_end_with_parent if sys.platform == "linux" else None)
 
-    def start(self) -> None:
+    def start(self, after_listening: tuple[str, int] | None = None) -> None:
+        """Start the workers; with ``after_listening=(host, port)``, once the server accepts connections
+        there (or after a minute), so that starting them never slows the server's own start."""
         if self.count < 1:
             log.info("no bot workers started here: run 'ludothek bots' elsewhere, or bots never move")
             return
+        self._thread = threading.Thread(target=self._supervise, args=(after_listening,),
+                                        name="ludothek-bot-supervisor", daemon=True)
+        self._thread.start()
+
+    def _wait_for_server(self, host: str, port: int) -> None:
+        address = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not self._stopping.is_set():
+            try:
+                with socket.create_connection((address, port), timeout=1):
+                    return
+            except OSError:
+                self._stopping.wait(0.2)
+
+    def _supervise(self, after_listening: tuple[str, int] | None) -> None:
+        if after_listening is not None:
+            self._wait_for_server(*after_listening)
         with self._lock:
+            if self._stopping.is_set():
+                return
             self.procs = [self._spawn() for _ in range(self.count)]
         log.info("started %d bot worker process%s (pids %s)", self.count, "es" if self.count > 1 else "",
                  ", ".join(str(p.pid) for p in self.procs))
-        self._thread = threading.Thread(target=self._supervise, name="ludothek-bot-supervisor", daemon=True)
-        self._thread.start()
-
-    def _supervise(self) -> None:
         while not self._stopping.wait(1.0):
             with self._lock:
                 for i, proc in enumerate(self.procs):

@@ -234,8 +234,10 @@ def _serve(db_url: str, port: int, env: dict[str, str], output: Path, workers: i
         return subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--db", db_url, "--port", str(port), "--redis", REDIS_URL,
              "--workers", str(workers)],
+            # No bot workers unless a test plays against a bot: starting them costs CPU the servers'
+            # first requests then wait for on a loaded machine.
             env={**os.environ, "LUDOTHEK_SECRET": "ops-test-secret", "LUDOTHEK_BOT_DELAY": "0",
-                 "LUDOTHEK_BOT_WORKERS": "1", **env},
+                 "LUDOTHEK_BOT_WORKERS": "0", **env},
             stdout=out, stderr=out, cwd=ROOT,
         )
 
@@ -244,7 +246,8 @@ def _serve(db_url: str, port: int, env: dict[str, str], output: Path, workers: i
 def test_rate_limits_are_shared_by_two_server_processes(tmp_path: Path) -> None:
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
     db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    env = {"LUDOTHEK_RATE_LIMIT_RULES": "move_user=4/minute,login_pair=3/15minutes,register=50/hour"}
+    env = {"LUDOTHEK_RATE_LIMIT_RULES": "move_user=4/minute,login_pair=3/15minutes,register=50/hour",
+           "LUDOTHEK_BOT_WORKERS": "1"}  # one game against a bot
     ports = [free_port(), free_port()]
     procs = [_serve(db, port, env, tmp_path / f"serve-{port}.log") for port in ports]
     try:
