@@ -34,6 +34,8 @@ from .strategy import SearchSettings, Strategy, search_value, strategy_for, term
 #: How many iterations pass between two checks for early stopping (the clock is read after every
 #: iteration: one Carpe Diem or Snowdonia iteration can take milliseconds, reading the clock a microsecond).
 CHECK_EVERY = 8
+#: The reward each virtual visit of the policy's move counts (see `SearchSettings.prior`).
+PRIOR_REWARD = 0.6
 
 
 class _Node:
@@ -102,6 +104,7 @@ class IsmctsBot:
             margin_scale=base.margin_scale,
             par=base.par,
             policy_share=base.policy_share,
+            prior=base.prior,
         )
 
     def choose(self, state: State, rng: random.Random) -> str:
@@ -113,6 +116,14 @@ class IsmctsBot:
         settings = self.settings(strategy)
         root = _Node()
         start = time.thread_time()
+        if settings.prior and strategy.policy is not None:
+            # The policy sees a fresh deal too, never the real hidden information.
+            hint = strategy.policy(determinize(state, seat, rng), rng)
+            if hint in legal:
+                child = root.children[hint] = _Child()
+                child.visits = child.available = settings.prior
+                child.reward = PRIOR_REWARD * settings.prior
+                root.order[hint] = -1.0  # and it comes first when the root widens
         deadline = None if self.seconds is None else start + self.seconds
         done = 0
         while done < self.iterations:

@@ -66,6 +66,10 @@ class SearchSettings:
     #: many points (Roll Through the Ages), so that the search does not end a won game early and cheaply.
     par: float | None = None
     policy_share: float = 0.8
+    #: Virtual visits (at a reward of 0.6 each) for the fast policy's move at the root: the search then
+    #: needs that much evidence before it overrules a good greedy player (Carpe Diem's placements),
+    #: which matters at small budgets and fades at large ones.  0: no prior.
+    prior: int = 0
 
 
 def _terminal_only(state: State, seat: int) -> float:

@@ -196,6 +196,21 @@ def test_hard_takes_each_games_search_constants() -> None:
     settings = bot.settings(strategy_for("machikoro"))
     assert settings.exploration == 1.5 and settings.scale == mk.scale  # explicit choices win, the rest is the game's
     assert GENERIC.search.rollout_depth > 0
+    assert strategy_for("carpediem").search.prior > 0 and GENERIC.search.prior == 0
+
+
+def test_a_policy_prior_makes_a_tiny_search_follow_the_policy() -> None:
+    """With a prior far above the iterations, hard plays the policy's move (seen on a fresh deal, never peeking)."""
+    from ludothek.bots.greedy import determinize
+
+    strategy = strategy_for("carpediem")
+    assert strategy.policy is not None
+    for state in positions("carpediem", 3, 6):
+        seat = state.current_player()
+        rng = random.Random(4)
+        expected = strategy.policy(determinize(state, seat, rng), rng)
+        bot = IsmctsBot(seconds=None, iterations=3)
+        assert bot.choose(state, random.Random(4)) == expected
 
 
 def test_hard_budget_is_cpu_time_of_its_thread() -> None:

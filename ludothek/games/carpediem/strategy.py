@@ -25,3 +25,8 @@ def evaluate(state: State, seat: int) -> float:
 def policy(state: State, rng: random.Random) -> str:
     """A quick sensible action for the seat to move."""
     return _GREEDY.choose(state, rng)
+
+
+#: `hard`'s constants (see `ludothek.bots.strategy.SearchSettings`): the greedy placement player's move
+#: starts with 20 virtual visits, so a short search does not overrule it on thin evidence.
+SEARCH = {"prior": 20}
