@@ -65,26 +65,9 @@ def test_the_map_data_files_say_what_is_provisional() -> None:
 
 def render_board(st: object, seat: int | None, lang: str) -> str:
     """The portal's Snowdonia board partial for ``st`` (as the game page renders it)."""
-    from pathlib import Path
+    from .test_board_partial import render
 
-    from jinja2 import Environment, FileSystemLoader
-
-    from ludothek.portal.i18n import t
-    from ludothek.portal.pages import board_helpers
-    from ludothek.portal.pickers import board_pickers
-
-    templates = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
-    env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True)
-    legal = st.legal_actions() if seat is not None and st.current_player() == seat else []  # type: ignore[attr-defined]
-    ctx = {
-        "view": st.view(seat), "seat": seat, "legal": legal, "lang": lang,  # type: ignore[attr-defined]
-        "players": [f"P{i}" for i in range(st.num_players)],  # type: ignore[attr-defined]
-        "pick": lambda texts: texts.get(lang) or texts["en"],
-        **board_helpers(legal, lambda a: st.describe(a, lang)),  # type: ignore[attr-defined]
-        "pickers": board_pickers("snowdonia", st, legal, lang, lambda a: st.describe(a, lang)),  # type: ignore[arg-type,attr-defined]
-        "tr": lambda key, **kw: t(key, lang, **kw),
-    }
-    return env.get_template("boards/snowdonia.html").render(**ctx)
+    return render(st, seat, lang)
 
 
 def test_the_board_says_quietly_when_a_maps_data_are_provisional() -> None:
