@@ -17,11 +17,9 @@ Used by ``tests/portal/test_schemathesis.py`` (bounded) and ``benchmarks/bench_p
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -29,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from argon2 import PasswordHasher
 
+from ludothek.devtools.threaded_server import serving
 from ludothek.portal import Settings, create_app
 
 Scope = MutableMapping[str, Any]
@@ -107,13 +105,6 @@ class Counting:
         await self.app(scope, receive, counted)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _token(base: str, name: str) -> str:
     r = httpx.post(f"{base}/api/v1/users", json={"name": name, "password": "password-" + name}, timeout=30)
     r.raise_for_status()
@@ -162,27 +153,12 @@ def fuzz(workdir: Path, max_examples: int = 10, phases: str = "examples,coverage
                         secret_key="fuzz-secret", mail_interval=0.0, mail_dir=workdir / "mail",
                         access_log=False)
     run = FuzzRun()
-    app = Counting(create_app(settings), run)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws="websockets-sansio"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the portal did not start")
-        time.sleep(0.05)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with serving(Counting(create_app(settings), run)) as base:
         fuzzer, disposable, _gid = prepare(base)
         main = _schemathesis(base, fuzzer, workdir, "main", ["--exclude-path-regex", LOGIN_ENDING],
                              max_examples, phases, seed, max_time)
         ending = _schemathesis(base, disposable, workdir, "login-ending", ["--include-path-regex", LOGIN_ENDING],
                                max_examples, phases, seed, max_time)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
     run.exit_codes = [main.returncode, ending.returncode]
     run.output = "\n".join(p.stdout + p.stderr for p in (main, ending))
     return run
