@@ -188,7 +188,7 @@ def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) 
     users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
     play(store, users, {"anna": 5, "bruno": 3})
     play(store, users, {"anna": 2, "bruno": 2, "carla": 1})  # a tie for first: both won
-    play(store, users, {"carla": 7}, bots=1)  # one person and a bot: counted, not rated
+    play(store, users, {"carla": 9}, bots=1)  # one person and a bot: counted, not rated; 9 wins whatever the bot plays
     play(store, users, {"bruno": 9, "carla": 1}, resign=("bruno",))  # the leaver is placed last
     abandoned = store.create_game(users["anna"], "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
     store.join(abandoned, users["bruno"])
