@@ -34,6 +34,19 @@ def needs(problem: str | None) -> None:
     pytest.skip(problem)
 
 
+# ----------------------------------------------------------------------------- browser tests on a busy machine
+#: A real browser against a real server depends on timing that a loaded 2-core machine can stretch past
+#: any wait (a live update, a refresh under way).  Each browser test may run twice more after a failure;
+#: pytest's summary lists every rerun ("R"), so a test that keeps needing one is seen and fixed.
+BROWSER_RERUNS = 2
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("browser") is not None and item.get_closest_marker("flaky") is None:
+            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS))
+
+
 # ----------------------------------------------------------------------------- the logs of the whole run
 #: Every log line of this run, the test process's own and those of the servers it starts
 #: (they inherit ``LUDOTHEK_LOG_FILE``), is written here and scanned for secrets at the end.
