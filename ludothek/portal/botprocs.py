@@ -33,6 +33,19 @@ log = logging.getLogger("ludothek.bots")
 DEFAULT_NICE = 10
 #: Seconds a stopping worker gets to finish or give back its turn before it is killed.
 STOP_GRACE = 15.0
+#: A worker that ran this long before ending was healthy: it starts again at once.
+STABLE_AFTER = 30.0
+#: The longest wait before starting again a worker that keeps ending (a database that is down, say).
+MAX_RESTART_DELAY = 60.0
+
+
+def restart_delay(quick_ends: int) -> float:
+    """Seconds before starting again a worker that ended ``quick_ends`` times in a row soon after
+    starting: none for a worker that ran a while, then 1, 2, 4 … up to a minute, so a worker that
+    cannot run does not fill the log and the CPU with a start every second."""
+    if quick_ends <= 0:
+        return 0.0
+    return min(MAX_RESTART_DELAY, 2.0 ** (quick_ends - 1))
 
 
 def _end_with_parent() -> None:
@@ -171,12 +184,24 @@ class BotProcesses:
             self.procs = [self._spawn() for _ in range(self.count)]
         log.info("started %d bot worker process%s (pids %s)", self.count, "es" if self.count > 1 else "",
                  ", ".join(str(p.pid) for p in self.procs))
+        started = [time.monotonic()] * self.count
+        quick = [0] * self.count  # ends in a row, each soon after its start
+        due: list[float | None] = [None] * self.count  # when an ended worker starts again
         while not self._stopping.wait(1.0):
             with self._lock:
+                now = time.monotonic()
                 for i, proc in enumerate(self.procs):
-                    if proc.poll() is not None and not self._stopping.is_set():
-                        log.warning("bot worker %d ended (exit %s); starting it again", proc.pid, proc.returncode)
+                    if self._stopping.is_set() or proc.poll() is None:
+                        continue
+                    if due[i] is None:
+                        quick[i] = quick[i] + 1 if now - started[i] < STABLE_AFTER else 0
+                        wait = restart_delay(quick[i])
+                        due[i] = now + wait
+                        log.warning("bot worker %d ended (exit %s); starting it again in %.0f s",
+                                    proc.pid, proc.returncode, wait)
+                    if now >= (due[i] or now):
                         self.procs[i] = self._spawn()
+                        started[i], due[i] = now, None
 
     def pids(self) -> list[int]:
         with self._lock:

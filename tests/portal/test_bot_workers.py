@@ -478,3 +478,21 @@ def test_the_bot_queue_gauge_counts_the_turns_the_workers_would_claim(tmp_path: 
         store.play_bot_turn(turn)
         assert gauge() == 2 + int(store.game(turn.game_id).is_bot_seat(store.game(turn.game_id).to_move))
         assert set(games) >= {turn.game_id}
+
+
+def test_a_worker_that_keeps_ending_is_started_again_ever_later(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A worker that cannot run (say, its database is down) is not started again every second forever."""
+    from ludothek.portal import botprocs
+
+    assert [botprocs.restart_delay(n) for n in range(9)] == [0, 1, 2, 4, 8, 16, 32, 60, 60]
+    procs = botprocs.BotProcesses(make_settings(f"sqlite:///{tmp_path / 'x.sqlite3'}"), 1)
+    procs.command = lambda: [sys.executable, "-c", "raise SystemExit(3)"]  # type: ignore[method-assign]
+    caplog.set_level(logging.WARNING, logger="ludothek.bots")
+    procs.start()
+    try:
+        _wait_for("two quick ends", lambda: sum("starting it again" in r.message for r in caplog.records) >= 2)
+    finally:
+        procs.stop()
+    waits = [r.message.rsplit(" in ", 1)[1] for r in caplog.records if "starting it again" in r.message]
+    assert waits[:2] == ["1 s", "2 s"] and "exit 3" in caplog.records[0].message

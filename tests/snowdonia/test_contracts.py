@@ -173,7 +173,13 @@ def test_contract_11_and_12_convert_at_once() -> None:
     place(st, {0: ["G", "G"], 1: ["G", "G"]})
     play(st, "play:11")
     assert st.legal_actions() == ["convert:0", "convert:1", "convert:2", "convert:3"]
+    # The log says what happens in words, also when nothing is converted (not "0 times").
+    assert "converts no rubble to stone" in st.describe("convert:0", "en")
+    assert "kein Geröll gegen Stein" in st.describe("convert:0", "de")
+    assert "converts 2 rubble to stone 3 times" in st.describe("convert:3", "en")
     play(st, "convert:3", "play:12")
+    assert "converts no iron to steel" in st.describe("convert:0", "en")
+    assert "kein Erz gegen Stahl" in st.describe("convert:0", "de")
     assert st.legal_actions() == ["convert:0", "convert:1", "convert:2"]
     play(st, "convert:2")
     pl = st.players[0]

@@ -198,7 +198,12 @@ def _sentence(state: SnowdoniaState, action: str, lang: str) -> str:
         return f"{who} legt {w} in die Mitte der Wettervorhersage." if de else f"{who} puts {w} in the middle of the forecast."
     if verb == "convert":
         kind = state.decision["kind"] if state.decision else ""
-        if kind == "convert_stone":
+        stone = kind == "convert_stone"
+        if arg == "0":  # the workshop used for nothing: say so rather than "0 times"
+            if stone:
+                return f"{who} tauscht kein Geröll gegen Stein." if de else f"{who} converts no rubble to stone."
+            return f"{who} tauscht kein Erz gegen Stahl." if de else f"{who} converts no iron to steel."
+        if stone:
             return (f"{who} tauscht {arg}× 2 Geröll gegen Stein." if de
                     else f"{who} converts 2 rubble to stone {_times(int(arg))}.")
         return f"{who} tauscht {arg}× 2 Erz gegen Stahl." if de else f"{who} converts 2 iron to steel {_times(int(arg))}."

@@ -36,15 +36,20 @@
     n.onclick = () => { window.focus(); location.href = `/games/${game.id}`; };
   }
 
-  function update(turn) {
+  // A turn heard but not counted is a turn missed: if the count cannot be read (a busy server,
+  // a dropped connection), try again a few times, a little later each time.
+  function update(turn, attempt = 0) {
+    const retry = () => {
+      if (attempt < 5) setTimeout(() => update(turn, attempt + 1), 500 * 2 ** attempt);
+    };
     return fetch("/api/me/waiting", { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then((r) => (r.ok ? r.json() : null))
       .then((data) => {
-        if (!data) return;
+        if (!data) { retry(); return; }
         setTitle(data.count);
         if (turn) notify(data.games.find((g) => g.id === turn.game));
       })
-      .catch(() => {});
+      .catch(retry);
   }
 
   let backoff = 1000;
