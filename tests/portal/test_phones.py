@@ -215,3 +215,18 @@ def test_axe_finds_no_serious_problem(browser: Any, shared_server: str, midgame:
     page.context.close()
     found = {k: v for k, v in found.items() if v}
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+
+
+def test_carpediem_rondel_and_scoring_cards_side_by_side_on_a_desktop(browser: Any, shared_server: str,
+                                                                     midgame: dict[str, str]) -> None:
+    """At 1366 px the rondel (with the seal spaces under it) and the scoring cards share one row."""
+    page = user_page(browser, shared_server, "en", DESKTOP)
+    page.goto(midgame["carpediem"])
+    page.wait_for_selector("#board")
+    rondel, cards = (page.eval_on_selector(sel, "e => { const r = e.closest('section').getBoundingClientRect();"
+                                                " return [r.top, r.left, r.right]; }")
+                     for sel in ("#cd-rondel", "#cd-grid"))
+    seals = page.eval_on_selector("#cd-seals", "e => e.getBoundingClientRect().width")
+    page.context.close()
+    assert rondel[0] == cards[0] and rondel[2] <= cards[1], (rondel, cards)
+    assert seals <= 400, seals
