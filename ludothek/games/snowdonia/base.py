@@ -9,6 +9,7 @@ rule layers build on this class: `work` (the actions A-G), `effects`
 from __future__ import annotations
 
 import pickle
+from functools import cache
 from typing import Any, Self
 
 from ludothek.engine import Game, State
@@ -63,8 +64,33 @@ FIELDS = (
 )
 
 
-#: The action spaces of an area by (scenario, players, area, B is a build space); see `StateBase.area_spaces`.
-_SPACES: dict[tuple[str, int, str, bool], tuple[str, ...]] = {}
+#: The action spaces of one round: by area, all of them in area order, and each space's action.
+SpaceTable = tuple[dict[str, tuple[str, ...]], tuple[str, ...], dict[str, str]]
+
+
+@cache
+def space_tables(scenario_key: str, num_players: int) -> tuple[SpaceTable, SpaceTable]:
+    """The action spaces for a map and player count: before and after B becomes a build space
+    (index ``b_build``).  They never change, so every state of that kind shares them."""
+    scen = scenario(scenario_key)
+    out = []
+    for b_build in (False, True):
+        by_area: dict[str, tuple[str, ...]] = {}
+        actions: dict[str, str] = {}
+        for area in AREAS:
+            if area == "G":
+                spaces: tuple[str, ...] = ()
+            elif area == "B" and b_build:
+                spaces = ("B1",)
+            else:
+                count = scen.spaces_for(area, num_players) or 0
+                spaces = tuple(f"{area}{i}" for i in range(1, count + 1))
+            by_area[area] = spaces
+            for space in spaces:
+                actions[space] = "build" if area == "B" and b_build else scen.action_of(area)
+        every = tuple(s for a in AREAS for s in by_area[a])
+        out.append((by_area, every, actions))
+    return out[0], out[1]
 
 
 def copy_json(value: Any) -> Any:
@@ -180,6 +206,8 @@ class StateBase(State):
         self.scen: Scenario = scenario(self.map)
         self.lay: Layout = layout(num_players, self.map)
         self.solo_train = int(options.get("solo_train", "1"))
+        #: The action spaces, indexed by ``b_build`` (static tables shared by all states; see `space_tables`).
+        self._spaces = space_tables(self.map, num_players)
         #: The options of ``decision`` and the chance table of ``chance``, each keyed by that object's
         #: identity (a new decision or chance node is always a new object); see `SnowdoniaState._options`.
         self._memo_options: tuple[Any, Any] = NO_MEMO
@@ -273,32 +301,19 @@ class StateBase(State):
 
     def spaces_of(self, area: str) -> tuple[str, ...]:
         """`area_spaces` as a shared tuple: they depend only on the scenario, the player count
-        and whether B has become a build space, so they are made once (`_SPACES`).
+        and whether B has become a build space, so they are made once (`space_tables`).
         """
-        key = (self.scen.key, self.num_players, area, self.b_build)
-        spaces = _SPACES.get(key)
-        if spaces is None:
-            if area == "G":
-                spaces = ()
-            elif area == "B" and self.b_build:
-                spaces = ("B1",)
-            else:
-                count = self.scen.spaces_for(area, self.num_players) or 0
-                spaces = tuple(f"{area}{i}" for i in range(1, count + 1))
-            _SPACES[key] = spaces
-        return spaces
+        return self._spaces[self.b_build][0][area]
 
     def space_action(self, space: str) -> str:
-        area = space[0]
-        if area == "B" and self.b_build:
-            return "build"
-        return self.scen.action_of(area)
+        """The action of an action space ("stock_yard", ..., "build" for B1 once B is a build space)."""
+        return self._spaces[self.b_build][2][space]
 
     def area_blocked(self, area: str) -> bool:
         return self.forecast[0] == "fog" and area in self.scen.fog_blocks
 
     def all_spaces(self) -> list[str]:
-        return [s for a in AREAS for s in self.spaces_of(a)]
+        return list(self._spaces[self.b_build][1])
 
     def has_active(self, seat: int, effect: str) -> int:
         """How many contracts with ``effect`` the seat has played this round."""

@@ -18,6 +18,7 @@ be one with that back (``top_back``).
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from operator import itemgetter
@@ -54,8 +55,13 @@ _FIRST = itemgetter(0)
 #: "place:C2" for every action space name an area can have.
 _PLACE = {f"{a}{i}": f"place:{a}{i}" for a in AREAS for i in range(1, 20)}
 _DRAW_NAMES = {c: f"draw:{c}" for c in range(1, 64)}
+#: A chance table: the outcomes with their probabilities, their actions, and the running sums of the
+#: probabilities (for `SnowdoniaState.sample_outcome`).
+ChanceTable = tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]
 #: The chance table of a bag draw by the bag's content (iron, stone, coal, event).
-_BAG_TABLES: dict[tuple[int, int, int, int], tuple[tuple[tuple[str, float], ...], tuple[str, ...]]] = {}
+_BAG_TABLES: dict[tuple[int, int, int, int], ChanceTable] = {}
+#: The cube a bag-draw action draws ("bag:iron" draws "iron").
+_BAG_ARG = {name: c for c, name in _BAG_NAMES}
 #: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
 _ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
 
@@ -199,7 +205,10 @@ class SnowdoniaState(EffectsMixin):
                     raise IllegalAction(self.explain_illegal(action))
             player = CHANCE
             self.chance = None
-            self._outcome(chance, action)
+            if chance[0] == "bag":  # a third of all actions
+                self._bag_outcome(chance, _BAG_ARG[action])
+            else:
+                self._outcome(chance, action)
         else:
             decision = self.decision
             assert decision is not None
@@ -230,7 +239,7 @@ class SnowdoniaState(EffectsMixin):
             return []
         return list(self._chance_table()[0])
 
-    def _chance_table(self) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+    def _chance_table(self) -> ChanceTable:
         """The chance outcomes of this node and their actions, built once per node.
 
         Keyed, like the options, by the identity of ``self.chance``, which a
@@ -254,8 +263,24 @@ class SnowdoniaState(EffectsMixin):
         return table
 
     @staticmethod
-    def _table(outcomes: list[tuple[str, float]]) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
-        return tuple(outcomes), tuple(map(_FIRST, outcomes))
+    def _table(outcomes: list[tuple[str, float]]) -> ChanceTable:
+        # The running sums are added up in the same order as the engine's default `sample_outcome`
+        # walk, so a bisection over them picks exactly the outcome that walk would pick.
+        sums = []
+        acc = 0.0
+        for _, p in outcomes:
+            acc += p
+            sums.append(acc)
+        return tuple(outcomes), tuple(map(_FIRST, outcomes)), tuple(sums)
+
+    def sample_outcome(self, rng: random.Random) -> str:
+        """The engine's draw (one ``rng.random()`` against the running sums of the probabilities),
+        on the chance table built once per node: the same outcome for the same random number."""
+        if self.chance is None:
+            return super().sample_outcome(rng)
+        _, actions, sums = self._chance_table()
+        i = bisect_right(sums, rng.random())
+        return actions[i] if i < len(actions) else actions[-1]
 
     def _chance_outcomes(self) -> list[tuple[str, float]]:
         assert self.chance is not None
@@ -541,6 +566,8 @@ class SnowdoniaState(EffectsMixin):
         # 1-2 players: the game ends at once when the last ownership marker is placed.  This is
         # checked before every task; while the first player still has markers it cannot apply.
         first = self.players[0] if self.num_players <= 2 else None
+        # Tasks change the agenda in place; only the game's end replaces it (and stops this loop).
+        agenda = self.agenda
         while not self.over:
             if first is not None and not first["markers"] and self._markers_exhausted():
                 self.over = True
@@ -549,11 +576,15 @@ class SnowdoniaState(EffectsMixin):
                 break
             if self.decision is not None or self.chance is not None:
                 break
-            agenda = self.agenda
             if not agenda:
                 raise AssertionError("the agenda ran dry before the game ended")
             task = agenda.pop(0)
-            table[task[0]](self, *task[1:])
+            if len(task) == 1:
+                table[task[0]](self)
+            elif len(task) == 2:
+                table[task[0]](self, task[1])
+            else:
+                table[task[0]](self, *task[1:])
 
     # ----- setup ----------------------------------------------------------------------
     def _task_deal_track(self, slot: int) -> None:
@@ -652,15 +683,26 @@ class SnowdoniaState(EffectsMixin):
         This is the same as queueing ``window``, ``spaces`` and ``after``, but
         the window runs at once, and the spaces too when nobody could play a
         contract in it (most areas, most rounds); "after" only exists for B, D
-        and E.
+        and E.  A seat without unused contracts is skipped before asking
+        `playable_contracts` (most seats, most windows).
         """
+        agenda = self.agenda
         if area in _AFTER_AREAS:
-            self._push(["after", area])
-        self._task_window(area, 0, -1)
-        if self.decision is None:
-            self._task_spaces(area)
-        else:
-            self._push(["spaces", area])
+            agenda.insert(0, ["after", area])
+        if not self.contracts_blocked and not (self.forecast[0] == "fog" and area in self.scen.fog_blocks):
+            # `_task_window(area, 0)`, written out
+            players = self.players
+            n = self.num_players
+            first = self.start_player
+            for i in range(n):
+                seat = (first + i) % n
+                if players[seat]["unused"] and self.playable_contracts(seat, area):
+                    self._ask("window", seat, area=area, index=i, first=first)
+                    break
+            if self.decision is not None:
+                agenda.insert(0, ["spaces", area])
+                return
+        self._task_spaces(area)
 
     def _task_window(self, area: str, index: int, first: int = -1) -> None:
         """A contract window, "beim Startspieler beginnend" (ruling 20).
@@ -684,11 +726,12 @@ class SnowdoniaState(EffectsMixin):
 
     def _task_spaces(self, area: str) -> None:
         if area == "G":
-            self._push(*[["surveyor", s] for s in self.g_workers])
-            self.g_workers = []
+            if self.g_workers:
+                self.agenda[0:0] = [["surveyor", s] for s in self.g_workers]
+                self.g_workers = []
             return
         spaces = self.spaces
-        self._push(*[["space", s] for s in self.spaces_of(area) if spaces.get(s) is not None])
+        self.agenda[0:0] = [["space", s] for s in self._spaces[self.b_build][0][area] if spaces.get(s) is not None]
 
     def _task_surveyor(self, seat: int) -> None:
         self.move_surveyor(seat)
