@@ -21,6 +21,7 @@ import random
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from operator import itemgetter
 from typing import Any
 
@@ -55,15 +56,37 @@ _FIRST = itemgetter(0)
 #: "place:C2" for every action space name an area can have.
 _PLACE = {f"{a}{i}": f"place:{a}{i}" for a in AREAS for i in range(1, 20)}
 _DRAW_NAMES = {c: f"draw:{c}" for c in range(1, 64)}
-#: A chance table: the outcomes with their probabilities, their actions, and the running sums of the
+#: A chance table: the outcomes' actions, their probabilities, and the running sums of the
 #: probabilities (for `SnowdoniaState.sample_outcome`).
-ChanceTable = tuple[tuple[tuple[str, float], ...], tuple[str, ...], tuple[float, ...]]
+ChanceTable = tuple[tuple[str, ...], tuple[float, ...], tuple[float, ...]]
 #: The chance table of a bag draw by the bag's content (iron, stone, coal, event).
 _BAG_TABLES: dict[tuple[int, int, int, int], ChanceTable] = {}
 #: The cube a bag-draw action draws ("bag:iron" draws "iron").
 _BAG_ARG = {name: c for c, name in _BAG_NAMES}
 #: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
 _ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
+
+
+def _table(outcomes: list[tuple[str, float]]) -> ChanceTable:
+    """A chance table from ``(action, probability)`` pairs.
+
+    The running sums are added up in the same order as the engine's default
+    `sample_outcome` walk, so a bisection over them picks exactly the
+    outcome that walk would pick for the same random number.
+    """
+    sums = []
+    acc = 0.0
+    for _, p in outcomes:
+        acc += p
+        sums.append(acc)
+    return tuple(map(_FIRST, outcomes)), tuple([p for _, p in outcomes]), tuple(sums)
+
+
+@cache
+def _uniform(count: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Probabilities and running sums of ``count`` equally likely outcomes (a card draw)."""
+    _, probs, sums = _table([("", 1 / count)] * count)
+    return probs, sums
 
 
 class SnowdoniaState(EffectsMixin):
@@ -168,7 +191,7 @@ class SnowdoniaState(EffectsMixin):
         if self.over:
             return []
         if self.chance is not None:
-            return list(self._chance_table()[1])
+            return list(self._chance_table()[0])
         return list(self._options())
 
     def _options(self) -> tuple[str, ...]:
@@ -200,7 +223,7 @@ class SnowdoniaState(EffectsMixin):
             return
         chance = self.chance
         if chance is not None:
-            if action not in self._chance_table()[1]:
+            if action not in self._chance_table()[0]:
                 with naming(names):
                     raise IllegalAction(self.explain_illegal(action))
             player = CHANCE
@@ -230,14 +253,15 @@ class SnowdoniaState(EffectsMixin):
     def _validate(self, action: str) -> None:
         if self.over:
             raise IllegalAction(self.explain_illegal(action))
-        ok = action in self._chance_table()[1] if self.chance is not None else action in self._options()
+        ok = action in self._chance_table()[0] if self.chance is not None else action in self._options()
         if not ok:
             raise IllegalAction(self.explain_illegal(action))
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         if self.chance is None:
             return []
-        return list(self._chance_table()[0])
+        actions, probs, _ = self._chance_table()
+        return list(zip(actions, probs, strict=True))
 
     def _chance_table(self) -> ChanceTable:
         """The chance outcomes of this node and their actions, built once per node.
@@ -251,34 +275,29 @@ class SnowdoniaState(EffectsMixin):
         if memo[0] is chance:
             return memo[1]
         assert chance is not None
-        if chance[0] == "bag":
+        kind = chance[0]
+        if kind == "bag":
             bag = self.bag
             key = (bag["iron"], bag["stone"], bag["coal"], bag["event"])
             table = _BAG_TABLES.get(key)
             if table is None:
-                table = _BAG_TABLES[key] = self._table(self._chance_outcomes())
+                table = _BAG_TABLES[key] = _table(self._chance_outcomes())
+        elif kind == "draw":
+            # Every drawable card is equally likely: only the names are new, the numbers depend on the count.
+            cards = self.drawable()
+            actions = tuple([_DRAW_NAMES.get(c) or f"draw:{c}" for c in cards])
+            table = (actions, *_uniform(len(actions)))
         else:
-            table = self._table(self._chance_outcomes())
+            table = _table(self._chance_outcomes())
         self._memo_chance = (chance, table)
         return table
-
-    @staticmethod
-    def _table(outcomes: list[tuple[str, float]]) -> ChanceTable:
-        # The running sums are added up in the same order as the engine's default `sample_outcome`
-        # walk, so a bisection over them picks exactly the outcome that walk would pick.
-        sums = []
-        acc = 0.0
-        for _, p in outcomes:
-            acc += p
-            sums.append(acc)
-        return tuple(outcomes), tuple(map(_FIRST, outcomes)), tuple(sums)
 
     def sample_outcome(self, rng: random.Random) -> str:
         """The engine's draw (one ``rng.random()`` against the running sums of the probabilities),
         on the chance table built once per node: the same outcome for the same random number."""
         if self.chance is None:
             return super().sample_outcome(rng)
-        _, actions, sums = self._chance_table()
+        actions, _, sums = self._chance_table()
         i = bisect_right(sums, rng.random())
         return actions[i] if i < len(actions) else actions[-1]
 
@@ -311,7 +330,8 @@ class SnowdoniaState(EffectsMixin):
         """Cards that can be the top of the deck: all of them, or those with the revealed back."""
         if self.top_back is None:
             return list(self.deck)
-        return [c for c in self.deck if self.scen.contracts[c].back == self.top_back]
+        backs, top = _backs(self.scen), self.top_back
+        return [c for c in self.deck if backs[c] == top]
 
     def explain_illegal(self, action: str) -> str:
         if self.over:
@@ -421,7 +441,7 @@ class SnowdoniaState(EffectsMixin):
         return [SeatResult(s, ranks[s], scores[s]) for s in range(self.num_players)]
 
     # ===== decisions ===============================================================
-    def decision_options(self) -> list[str]:
+    def decision_options(self) -> Sequence[str]:
         d = self.decision
         if d is None:
             return []
@@ -441,7 +461,7 @@ class SnowdoniaState(EffectsMixin):
         if kind == "window":
             return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
         if kind in ("take", "take_two"):
-            return ["take:" + o for o in self.take_options(d["cap"], d["coal_cap"], exact=kind == "take_two")]
+            return self.take_actions(d["cap"], d["coal_cap"], exact=kind == "take_two")
         if kind == "work":
             return ["work:" + o for o in self.work_options(seat)]
         if kind == "build":
@@ -470,20 +490,21 @@ class SnowdoniaState(EffectsMixin):
         seat = d["seat"]
         kind = d["kind"]
         _, _, arg = action.partition(":")
-        pl = self.p(seat)
+        if kind == "place":  # half of all decisions
+            if arg == "G":
+                self.g_workers.append(seat)
+            else:
+                self.spaces[arg] = seat
+            self.players[seat]["placed"] += 1
+            self.place_turn = (self.order.index(seat) + 1) % self.num_players
+            return
+        pl = self.players[seat]
         if kind == "pub":
             if arg == "hire":
                 cost = self.scen.trains[pl["train"]].pub_coal
                 pl["coal"] -= cost
                 pl["pub"] = True
                 self.coal_to_bag(cost)
-        elif kind == "place":
-            if arg == "G":
-                self.g_workers.append(seat)
-            else:
-                self.spaces[arg] = seat
-            pl["placed"] += 1
-            self.place_turn = (self.order.index(seat) + 1) % self.num_players
         elif kind == "window":
             if action == "pass":
                 self._task_window(d["area"], d["index"] + 1, d["first"])
@@ -579,10 +600,11 @@ class SnowdoniaState(EffectsMixin):
             if not agenda:
                 raise AssertionError("the agenda ran dry before the game ended")
             task = agenda.pop(0)
-            if len(task) == 1:
-                table[task[0]](self)
-            elif len(task) == 2:
+            size = len(task)
+            if size == 2:
                 table[task[0]](self, task[1])
+            elif size == 1:
+                table[task[0]](self)
             else:
                 table[task[0]](self, *task[1:])
 

@@ -17,17 +17,26 @@ def cube_combo_name(counts: dict[str, int]) -> str:
     key = (counts.get("iron", 0), counts.get("stone", 0), counts.get("coal", 0))  # the order of CUBES
     name = _COMBO_NAMES.get(key)
     if name is None:
-        parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
-        name = _COMBO_NAMES[key] = "+".join(parts) if parts else "nothing"
+        name = _COMBO_NAMES[key] = _combo_name(key)
     return name
 
 
-#: Names of cube combinations already built: the stock yard asks for the same few again and again.
-_COMBO_NAMES: dict[tuple[int, ...], str] = {}
+def _combo_name(key: tuple[int, int, int]) -> str:
+    parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
+    return "+".join(parts) if parts else "nothing"
+
+
+#: Names of cube combinations, made at import for every combination a stock yard can offer (up to 3
+#: cubes, 5 with contract #8 and one more with a train: 7 leaves room); larger ones are added on demand.
+_COMBO_NAMES: dict[tuple[int, int, int], str] = {
+    (i, s, c): _combo_name((i, s, c)) for i in range(8) for s in range(8) for c in range(8) if i + s + c <= 7
+}
 
 
 #: Stock-yard options by (yard iron, stone, coal, cap, coal cap, exact): they depend on nothing else.
 _TAKE_OPTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
+#: The same as actions ("take:iron+coal"), for `SnowdoniaState.decision_options`.
+_TAKE_ACTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
 
 
 def parse_cube_combo(text: str) -> dict[str, int] | None:
@@ -39,6 +48,23 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
             return None
         counts[part] += 1
     return counts
+
+
+def _take_options(key: tuple[int, int, int, int, int, bool]) -> tuple[str, ...]:
+    """The stock-yard options for a `_TAKE_OPTIONS` key (see `WorkMixin.take_options`)."""
+    iron, stone, coal, cap, coal_cap, exact = key
+    names = _COMBO_NAMES
+    combos: list[tuple[int, str]] = []
+    for c in range(min(coal_cap, coal, cap) + 1):
+        for s in range(min(stone, cap - c) + 1):
+            for i in range(min(iron, cap - c - s) + 1):
+                combo = (i, s, c)
+                name = names.get(combo)
+                if name is None:
+                    name = names[combo] = _combo_name(combo)
+                combos.append((i + s + c, name))
+    most = max(n for n, _ in combos)
+    return tuple([name for n, name in combos if (n == most if exact else n > 0 or most == 0)])
 
 
 class WorkMixin(BlaenauMixin):
@@ -56,17 +82,21 @@ class WorkMixin(BlaenauMixin):
         y = self.yard
         key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
         cached = _TAKE_OPTIONS.get(key)
-        if cached is not None:
-            return list(cached)
-        combos: list[tuple[int, str]] = []
-        for c in range(min(coal_cap, y["coal"], cap) + 1):
-            for s in range(min(y["stone"], cap - c) + 1):
-                for i in range(min(y["iron"], cap - c - s) + 1):
-                    combos.append((i + s + c, cube_combo_name({"iron": i, "stone": s, "coal": c})))
-        most = max(n for n, _ in combos)
-        options = [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
-        _TAKE_OPTIONS[key] = tuple(options)
-        return options
+        if cached is None:
+            cached = _TAKE_OPTIONS[key] = _take_options(key)
+        return list(cached)
+
+    def take_actions(self, cap: int, coal_cap: int, exact: bool = False) -> tuple[str, ...]:
+        """`take_options` as actions (``take:iron+coal``), made once per stock yard and caps."""
+        y = self.yard
+        key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
+        cached = _TAKE_ACTIONS.get(key)
+        if cached is None:
+            options = _TAKE_OPTIONS.get(key)
+            if options is None:
+                options = _TAKE_OPTIONS[key] = _take_options(key)
+            cached = _TAKE_ACTIONS[key] = tuple(["take:" + o for o in options])
+        return cached
 
     def stock_yard_caps(self, seat: int) -> tuple[int, int]:
         cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
