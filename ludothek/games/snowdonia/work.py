@@ -50,6 +50,10 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
     return counts
 
 
+#: "build:<station>.<site>" by (station key, site index), made once.
+_BUILD_NAMES: dict[tuple[str, int], str] = {}
+
+
 def _take_options(key: tuple[int, int, int, int, int, bool]) -> tuple[str, ...]:
     """The stock-yard options for a `_TAKE_OPTIONS` key (see `WorkMixin.take_options`)."""
     iron, stone, coal, cap, coal_cap, exact = key
@@ -307,23 +311,35 @@ class WorkMixin(BlaenauMixin):
     # ----- E: build ---------------------------------------------------------------
     def build_options(self, seat: int) -> list[str]:
         """Sites and trains the seat can pay for now, with every way of paying."""
-        pl = self.p(seat)
+        pl = self.players[seat]
         out: list[str] = []
-        route = self.route
-        iron_ok = self.has_active(seat, "iron_for_steel") > 0
-        rubble_ok = self.has_active(seat, "rubble_for_stone") > 0
-        discount = self.has_active(seat, "stone_discount")
+        if pl["active"]:
+            iron_ok = self.has_active(seat, "iron_for_steel") > 0
+            rubble_ok = self.has_active(seat, "rubble_for_stone") > 0
+            discount = self.has_active(seat, "stone_discount")
+        else:  # no contract played this round: no substitutes, no discount
+            iron_ok = rubble_ok = False
+            discount = 0
         if pl["markers"] > 0:
+            route = self.route
+            two_ends = self.two_ends
+            sites = self.sites
+            names = _BUILD_NAMES
             for si, st in enumerate(self.lay.stations):
-                if self.two_ends:
+                if two_ends:
                     # Blaenau Ffestiniog: no cleared track needed, but only where the surveyor has been.
-                    if not self.reached(seat, si) or self.sites[si]["completed"]:
+                    if not self.reached(seat, si) or sites[si]["completed"]:
                         continue
                 elif not route.station_open(si):
                     continue
-                for j in route.free_build_sites(si):
-                    site = st.build_sites[j]
-                    name = f"build:{st.key}.{j + 1}"
+                build_sites = st.build_sites
+                for j, owner in enumerate(sites[si]["build"]):
+                    if owner is not None:
+                        continue
+                    site = build_sites[j]
+                    name = names.get((st.key, j))
+                    if name is None:
+                        name = names[st.key, j] = f"build:{st.key}.{j + 1}"
                     if site.daffodils:
                         # Daffodil Line, Gloucester: paid in daffodils, no substitutes.
                         if pl["daffodils"] >= site.daffodils:
@@ -333,6 +349,9 @@ class WorkMixin(BlaenauMixin):
                         for r in range(min(2, cost) + 1 if rubble_ok else 1):
                             if pl["stone"] >= cost - r and pl["rubble"] >= 2 * r:
                                 out.append(name + "+rubble" * r)
+                    elif not iron_ok:
+                        if pl["steel"] >= site.steel:
+                            out.append(name)
                     else:
                         out.extend(name + s for s in self._steel_ways(pl, site.steel, iron_ok))
         if self.trains_available:
