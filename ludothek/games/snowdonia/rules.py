@@ -689,14 +689,16 @@ class SnowdoniaState(EffectsMixin):
             seat = order[(self.place_turn + k) % n]
             pl = self.players[seat]
             if pl["placed"] < workers + (1 if pl["pub"] else 0):
-                self._push(["place"])
+                self.agenda.insert(0, ["place"])
                 if pl["placed"] == 0 and not pl["pub_asked"]:
                     # Before placing the first worker, a train owner may pay coal for the pub worker.
                     pl["pub_asked"] = True
                     if pl["train"] is not None and pl["coal"] >= self.scen.trains[pl["train"]].pub_coal:
                         self._ask("pub", seat)
                         return
-                self._ask("place", seat)
+                # What `_ask("place", seat)` does: the options always hold "place:G", which is not a
+                # trivial option, so `_ask` always asks; the options are built when first asked for.
+                self.decision = {"kind": "place", "seat": seat}
                 return
 
     def _task_area(self, area: str) -> None:
