@@ -133,6 +133,18 @@ _CLONED = frozenset((
 _OTHER_FIELDS = tuple(name for name in FIELDS if name not in _CLONED)
 
 
+@cache
+def _track_like_sites(scenario_key: str, num_players: int) -> tuple[tuple[int, int], ...]:
+    """(station, build site) of every build space that counts for track contracts (Daffodil Line,
+    Over Junction); none on the other maps."""
+    return tuple(
+        (si, j)
+        for si, st in enumerate(layout(num_players, scenario_key).stations)
+        for j, site in enumerate(st.build_sites)
+        if site.counts_as == "track"
+    )
+
+
 def new_player(markers: int) -> dict[str, Any]:
     return {
         "iron": 0,
@@ -359,22 +371,25 @@ class StateBase(State):
         self.shed.sort(key=lambda t: t["number"])
 
     def markers_on_stations(self, seat: int) -> list[int]:
-        """Points of each station site (shovel or building) the seat owns."""
+        """Points of each station site (shovel or building) the seat owns.
+
+        The bots' evaluation asks this for every position it judges, so it
+        walks each station's sites once instead of indexing them.
+        """
         out: list[int] = []
-        for si, st in enumerate(self.lay.stations):
-            s = self.sites[si]
-            out.extend(st.excavation_sites[j].vp for j, d in enumerate(s["dig"]) if d["owner"] == seat)
-            out.extend(st.build_sites[j].vp for j, o in enumerate(s["build"]) if o == seat)
+        for st, s in zip(self.lay.stations, self.sites):
+            for d, ex in zip(s["dig"], st.excavation_sites):
+                if d["owner"] == seat:
+                    out.append(ex.vp)
+            for owner, site in zip(s["build"], st.build_sites):
+                if owner == seat:
+                    out.append(site.vp)
         return out
 
     def markers_counting_as_track(self, seat: int) -> int:
         """Daffodil Line: the seat's markers on build spaces that count for track contracts only."""
-        out = 0
-        for si, st in enumerate(self.lay.stations):
-            for j, owner in enumerate(self.sites[si]["build"]):
-                if owner == seat and st.build_sites[j].counts_as == "track":
-                    out += 1
-        return out
+        sites = self.sites
+        return sum(1 for si, j in _track_like_sites(self.map, self.num_players) if sites[si]["build"][j] == seat)
 
     def markers_on_track(self, seat: int) -> list[int]:
         return [t["number"] for t in self.tracks if t["owner"] == seat]

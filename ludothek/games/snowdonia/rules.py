@@ -223,7 +223,9 @@ class SnowdoniaState(EffectsMixin):
             return
         chance = self.chance
         if chance is not None:
-            if action not in self._chance_table()[0]:
+            memo = self._memo_chance  # `_chance_table`'s memo, read here to save a call per action
+            actions = memo[1][0] if memo[0] is chance else self._chance_table()[0]
+            if action not in actions:
                 with naming(names):
                     raise IllegalAction(self.explain_illegal(action))
             player = CHANCE
@@ -235,7 +237,8 @@ class SnowdoniaState(EffectsMixin):
         else:
             decision = self.decision
             assert decision is not None
-            if action not in self._options():
+            memo = self._memo_options  # `_options`'s memo, read here to save a call per action
+            if action not in (memo[1] if memo[0] is decision else self._options()):
                 with naming(names):
                     raise IllegalAction(self.explain_illegal(action))
             player = decision["seat"]
