@@ -450,9 +450,7 @@ class SnowdoniaState(EffectsMixin):
             return []
         seat = d["seat"]
         kind = d["kind"]
-        if kind == "pub":
-            return ["pub:hire", "pub:no"]
-        if kind == "place":
+        if kind == "place":  # half of all decisions
             names = _PLACE
             if self.forecast[0] == "fog":
                 blocked = self.scen.fog_blocks
@@ -461,6 +459,8 @@ class SnowdoniaState(EffectsMixin):
                 out = [names[s] for s, who in self.spaces.items() if who is None]
             out.append("place:G")
             return out
+        if kind == "pub":
+            return ["pub:hire", "pub:no"]
         if kind == "window":
             return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
         if kind in ("take", "take_two"):
@@ -729,7 +729,14 @@ class SnowdoniaState(EffectsMixin):
             if self.decision is not None:
                 agenda.insert(0, ["spaces", area])
                 return
-        self._task_spaces(area)
+        # `_task_spaces(area)`, written out
+        if area == "G":
+            if self.g_workers:
+                agenda[0:0] = [["surveyor", s] for s in self.g_workers]
+                self.g_workers = []
+            return
+        spaces = self.spaces
+        agenda[0:0] = [["space", s] for s in self._spaces[self.b_build][0][area] if spaces.get(s) is not None]
 
     def _task_window(self, area: str, index: int, first: int = -1) -> None:
         """A contract window, "beim Startspieler beginnend" (ruling 20).
