@@ -1,4 +1,4 @@
-"""Snowdonia: random games per second (2 and 4 players) and actions per second, on one core."""
+"""Snowdonia: random games per second (solo, 2 and 4 players) and actions per second, on one core."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _games(num_players: int, seconds: float = 2.0) -> tuple[float, float]:
 
 def run() -> list[Row]:
     rows: list[Row] = []
-    for n in (2, 4):
+    for n in (1, 2, 4):
         games, actions = _games(n)
         rows.append((f"snowdonia {n}p random games/s", games, "games/s", "1 core (CPU time), RandomBot, chance by its probabilities"))
         rows.append((f"snowdonia {n}p actions/s", actions, "actions/s", "chance outcomes included"))

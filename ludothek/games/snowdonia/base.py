@@ -377,11 +377,11 @@ class StateBase(State):
         walks each station's sites once instead of indexing them.
         """
         out: list[int] = []
-        for st, s in zip(self.lay.stations, self.sites):
-            for d, ex in zip(s["dig"], st.excavation_sites):
+        for st, s in zip(self.lay.stations, self.sites, strict=True):
+            for d, ex in zip(s["dig"], st.excavation_sites, strict=True):
                 if d["owner"] == seat:
                     out.append(ex.vp)
-            for owner, site in zip(s["build"], st.build_sites):
+            for owner, site in zip(s["build"], st.build_sites, strict=True):
                 if owner == seat:
                     out.append(site.vp)
         return out

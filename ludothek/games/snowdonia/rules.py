@@ -63,6 +63,8 @@ ChanceTable = tuple[tuple[str, ...], tuple[float, ...], tuple[float, ...]]
 _BAG_TABLES: dict[tuple[int, int, int, int], ChanceTable] = {}
 #: The cube a bag-draw action draws ("bag:iron" draws "iron").
 _BAG_ARG = {name: c for c, name in _BAG_NAMES}
+#: A stand-in for the first player in `SnowdoniaState._run` with 3-5 players, where markers never end the game.
+_ALWAYS_MARKERS: dict[str, Any] = {"markers": 1}
 #: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
 _ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
 
@@ -589,11 +591,12 @@ class SnowdoniaState(EffectsMixin):
         table = _TASKS
         # 1-2 players: the game ends at once when the last ownership marker is placed.  This is
         # checked before every task; while the first player still has markers it cannot apply.
-        first = self.players[0] if self.num_players <= 2 else None
+        # With more players a stand-in that always has markers skips the check at no extra cost.
+        first = self.players[0] if self.num_players <= 2 else _ALWAYS_MARKERS
         # Tasks change the agenda in place; only the game's end replaces it (and stops this loop).
         agenda = self.agenda
         while not self.over:
-            if first is not None and not first["markers"] and self._markers_exhausted():
+            if not first["markers"] and self._markers_exhausted():
                 self.over = True
                 self.decision = self.chance = None
                 self.agenda = []

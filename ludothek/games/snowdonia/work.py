@@ -7,6 +7,7 @@ Automatic actions (excavate, lay track, surveyor) have no choice to make.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from .blaenau import BlaenauMixin
@@ -54,19 +55,23 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
 _BUILD_NAMES: dict[tuple[str, int], str] = {}
 
 
+@cache
+def _combos(cap: int, coal_cap: int) -> tuple[tuple[int, int, int, int, str], ...]:
+    """Every (iron, stone, coal, total, name) a full stock yard allows for these caps, in the order
+    `_take_options` lists them (coal, then stone, then iron, each counting up)."""
+    return tuple(
+        (i, s, c, i + s + c, _COMBO_NAMES.get((i, s, c)) or _combo_name((i, s, c)))
+        for c in range(min(coal_cap, cap) + 1)
+        for s in range(cap - c + 1)
+        for i in range(cap - c - s + 1)
+    )
+
+
 def _take_options(key: tuple[int, int, int, int, int, bool]) -> tuple[str, ...]:
-    """The stock-yard options for a `_TAKE_OPTIONS` key (see `WorkMixin.take_options`)."""
+    """The stock-yard options for a `_TAKE_OPTIONS` key (see `WorkMixin.take_options`): the
+    combinations the caps allow, keeping those the yard holds."""
     iron, stone, coal, cap, coal_cap, exact = key
-    names = _COMBO_NAMES
-    combos: list[tuple[int, str]] = []
-    for c in range(min(coal_cap, coal, cap) + 1):
-        for s in range(min(stone, cap - c) + 1):
-            for i in range(min(iron, cap - c - s) + 1):
-                combo = (i, s, c)
-                name = names.get(combo)
-                if name is None:
-                    name = names[combo] = _combo_name(combo)
-                combos.append((i + s + c, name))
+    combos = [(n, name) for i, s, c, n, name in _combos(cap, coal_cap) if i <= iron and s <= stone and c <= coal]
     most = max(n for n, _ in combos)
     return tuple([name for n, name in combos if (n == most if exact else n > 0 or most == 0)])
 
