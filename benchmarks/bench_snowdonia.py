@@ -36,6 +36,31 @@ def run() -> list[Row]:
     return rows
 
 
+def play_fixed(num_players: int, games: int) -> int:
+    """Play a fixed number of seeded random games (the same ones every time) and return the actions.
+
+    For instruction counts, which do not depend on the machine's load::
+
+        valgrind --tool=callgrind python -m benchmarks.bench_snowdonia PLAYERS GAMES
+
+    minus the same with 0 games (the start-up), divided by GAMES.
+    """
+    game = load("snowdonia")
+    bots = [RandomBot()] * num_players
+    rng = random.Random(1)
+    actions = 0
+    for _ in range(games):
+        state = game.new_state(num_players)
+        play_to_end(state, bots, rng)
+        actions += state.move_number()
+    return actions
+
+
 if __name__ == "__main__":
-    for row in run():
-        print(row)
+    import sys
+
+    if len(sys.argv) == 3:
+        print(play_fixed(int(sys.argv[1]), int(sys.argv[2])), "actions")
+    else:
+        for row in run():
+            print(row)
