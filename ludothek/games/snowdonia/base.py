@@ -224,6 +224,11 @@ class StateBase(State):
         #: identity (a new decision or chance node is always a new object); see `SnowdoniaState._options`.
         self._memo_options: tuple[Any, Any] = NO_MEMO
         self._memo_chance: tuple[Any, Any] = NO_MEMO
+        #: The options of a placement: (the ``spaces`` dict they are for, the weather, the options).
+        #: Placements are the only change to ``spaces`` while workers are placed (a new round makes a
+        #: new dict), so each placement updates this instead of rescanning the spaces; a clone's
+        #: own ``spaces`` dict does not match, so it scans once.
+        self._place_memo: tuple[Any, Any, tuple[str, ...]] = (None, None, ())
 
     # ----- snapshot and copy ------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:

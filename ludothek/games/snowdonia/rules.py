@@ -453,13 +453,19 @@ class SnowdoniaState(EffectsMixin):
         seat = d["seat"]
         kind = d["kind"]
         if kind == "place":  # half of all decisions
+            spaces = self.spaces
+            weather = self.forecast[0]
+            memo = self._place_memo
+            if memo[0] is spaces and memo[1] == weather:
+                return memo[2]  # kept up to date by each placement (see `_decide`)
             names = _PLACE
-            if self.forecast[0] == "fog":
+            if weather == "fog":
                 blocked = self.scen.fog_blocks
-                out = [names[s] for s, who in self.spaces.items() if who is None and s[0] not in blocked]
+                out = [names[s] for s, who in spaces.items() if who is None and s[0] not in blocked]
             else:
-                out = [names[s] for s, who in self.spaces.items() if who is None]
+                out = [names[s] for s, who in spaces.items() if who is None]
             out.append("place:G")
+            self._place_memo = (spaces, weather, tuple(out))
             return out
         if kind == "pub":
             return ["pub:hire", "pub:no"]
@@ -497,9 +503,16 @@ class SnowdoniaState(EffectsMixin):
         _, _, arg = action.partition(":")
         if kind == "place":  # half of all decisions
             if arg == "G":
-                self.g_workers.append(seat)
+                self.g_workers.append(seat)  # G is unlimited: the place options stay as they are
             else:
-                self.spaces[arg] = seat
+                spaces = self.spaces
+                memo = self._place_memo
+                if memo[0] is spaces and action in memo[2]:
+                    # The next placement's options are these without the space just taken.
+                    options = memo[2]
+                    k = options.index(action)
+                    self._place_memo = (spaces, memo[1], options[:k] + options[k + 1 :])
+                spaces[arg] = seat
             self.players[seat]["placed"] += 1
             self.place_turn = (self.order.index(seat) + 1) % self.num_players
             return
