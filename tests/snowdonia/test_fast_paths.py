@@ -2,8 +2,9 @@
 
 Snowdonia's hot paths (issue 11: random play at least 2x faster) draw chance
 outcomes by bisecting running sums, build stock-yard options from per-cap
-tables, and walk the stations once for the scoring; these tests check each
-against a straightforward version written here.
+tables, carry placement options from one placement to the next, and walk the
+stations once for the scoring; these tests check each against a
+straightforward version written here.
 """
 
 from __future__ import annotations
@@ -61,11 +62,17 @@ def plain_markers_counting_as_track(st: SnowdoniaState, seat: int) -> int:
     )
 
 
+def plain_place_options(st: SnowdoniaState) -> list[str]:
+    fog = st.forecast[0] == "fog"
+    free = [s for s, who in st.spaces.items() if who is None and not (fog and s[0] in st.scen.fog_blocks)]
+    return [f"place:{s}" for s in free] + ["place:G"]
+
+
 @pytest.mark.parametrize("map_key", MAPS)
 @pytest.mark.parametrize("n", [1, 2, 4])
 def test_sampling_and_scoring_match_the_plain_versions(map_key: str, n: int) -> None:
     """On random games: a draw picks what the engine's default walk picks for the same random
-    number, and the scoring walks count the same markers."""
+    number, placements offer the free spaces, and the scoring walks count the same markers."""
     rng = random.Random(n * 31 + len(map_key))
     st = GAME.new_state(n, {"map": map_key})
     assert isinstance(st, SnowdoniaState)
@@ -76,6 +83,10 @@ def test_sampling_and_scoring_match_the_plain_versions(map_key: str, n: int) -> 
             ours = st.sample_outcome(random.Random(seed))
             assert ours == State.sample_outcome(st, random.Random(seed))
             assert ours in st.legal_actions()
+        elif st.decision is not None and st.decision["kind"] == "place":
+            # Placement options are carried from one placement to the next: they must match a fresh scan.
+            assert st.legal_actions() == plain_place_options(st)
+            assert st.clone().legal_actions() == plain_place_options(st)
         if steps % 25 == 0:
             for seat in range(n):
                 assert st.markers_on_stations(seat) == plain_markers_on_stations(st, seat)
