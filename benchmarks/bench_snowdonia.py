@@ -1,4 +1,4 @@
-"""Snowdonia: random games per second (2 and 4 players) and actions per second, on one core."""
+"""Snowdonia: random games per second (solo, 2 and 4 players) and actions per second, on one core."""
 
 from __future__ import annotations
 
@@ -29,13 +29,38 @@ def _games(num_players: int, seconds: float = 2.0) -> tuple[float, float]:
 
 def run() -> list[Row]:
     rows: list[Row] = []
-    for n in (2, 4):
+    for n in (1, 2, 4):
         games, actions = _games(n)
         rows.append((f"snowdonia {n}p random games/s", games, "games/s", "1 core (CPU time), RandomBot, chance by its probabilities"))
         rows.append((f"snowdonia {n}p actions/s", actions, "actions/s", "chance outcomes included"))
     return rows
 
 
+def play_fixed(num_players: int, games: int) -> int:
+    """Play a fixed number of seeded random games (the same ones every time) and return the actions.
+
+    For instruction counts, which do not depend on the machine's load::
+
+        valgrind --tool=callgrind python -m benchmarks.bench_snowdonia PLAYERS GAMES
+
+    minus the same with 0 games (the start-up), divided by GAMES.
+    """
+    game = load("snowdonia")
+    bots = [RandomBot()] * num_players
+    rng = random.Random(1)
+    actions = 0
+    for _ in range(games):
+        state = game.new_state(num_players)
+        play_to_end(state, bots, rng)
+        actions += state.move_number()
+    return actions
+
+
 if __name__ == "__main__":
-    for row in run():
-        print(row)
+    import sys
+
+    if len(sys.argv) == 3:
+        print(play_fixed(int(sys.argv[1]), int(sys.argv[2])), "actions")
+    else:
+        for row in run():
+            print(row)

@@ -9,6 +9,7 @@ rule layers build on this class: `work` (the actions A-G), `effects`
 from __future__ import annotations
 
 import pickle
+from functools import cache
 from typing import Any, Self
 
 from ludothek.engine import Game, State
@@ -63,8 +64,33 @@ FIELDS = (
 )
 
 
-#: The action spaces of an area by (scenario, players, area, B is a build space); see `StateBase.area_spaces`.
-_SPACES: dict[tuple[str, int, str, bool], tuple[str, ...]] = {}
+#: The action spaces of one round: by area, all of them in area order, and each space's action.
+SpaceTable = tuple[dict[str, tuple[str, ...]], tuple[str, ...], dict[str, str]]
+
+
+@cache
+def space_tables(scenario_key: str, num_players: int) -> tuple[SpaceTable, SpaceTable]:
+    """The action spaces for a map and player count: before and after B becomes a build space
+    (index ``b_build``).  They never change, so every state of that kind shares them."""
+    scen = scenario(scenario_key)
+    out = []
+    for b_build in (False, True):
+        by_area: dict[str, tuple[str, ...]] = {}
+        actions: dict[str, str] = {}
+        for area in AREAS:
+            if area == "G":
+                spaces: tuple[str, ...] = ()
+            elif area == "B" and b_build:
+                spaces = ("B1",)
+            else:
+                count = scen.spaces_for(area, num_players) or 0
+                spaces = tuple(f"{area}{i}" for i in range(1, count + 1))
+            by_area[area] = spaces
+            for space in spaces:
+                actions[space] = "build" if area == "B" and b_build else scen.action_of(area)
+        every = tuple(s for a in AREAS for s in by_area[a])
+        out.append((by_area, every, actions))
+    return out[0], out[1]
 
 
 def copy_json(value: Any) -> Any:
@@ -105,6 +131,18 @@ _CLONED = frozenset((
     "top_back", "contracts_blocked", "worker_built", "end_after", "events_pending", "held_events", "place_turn", "outside_end", "plas_maintenance",
 ))
 _OTHER_FIELDS = tuple(name for name in FIELDS if name not in _CLONED)
+
+
+@cache
+def _track_like_sites(scenario_key: str, num_players: int) -> tuple[tuple[int, int], ...]:
+    """(station, build site) of every build space that counts for track contracts (Daffodil Line,
+    Over Junction); none on the other maps."""
+    return tuple(
+        (si, j)
+        for si, st in enumerate(layout(num_players, scenario_key).stations)
+        for j, site in enumerate(st.build_sites)
+        if site.counts_as == "track"
+    )
 
 
 def new_player(markers: int) -> dict[str, Any]:
@@ -180,10 +218,17 @@ class StateBase(State):
         self.scen: Scenario = scenario(self.map)
         self.lay: Layout = layout(num_players, self.map)
         self.solo_train = int(options.get("solo_train", "1"))
+        #: The action spaces, indexed by ``b_build`` (static tables shared by all states; see `space_tables`).
+        self._spaces = space_tables(self.map, num_players)
         #: The options of ``decision`` and the chance table of ``chance``, each keyed by that object's
         #: identity (a new decision or chance node is always a new object); see `SnowdoniaState._options`.
         self._memo_options: tuple[Any, Any] = NO_MEMO
         self._memo_chance: tuple[Any, Any] = NO_MEMO
+        #: The options of a placement: (the ``spaces`` dict they are for, the weather, the options).
+        #: Placements are the only change to ``spaces`` while workers are placed (a new round makes a
+        #: new dict), so each placement updates this instead of rescanning the spaces; a clone's
+        #: own ``spaces`` dict does not match, so it scans once.
+        self._place_memo: tuple[Any, Any, tuple[str, ...]] = (None, None, ())
 
     # ----- snapshot and copy ------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -273,32 +318,19 @@ class StateBase(State):
 
     def spaces_of(self, area: str) -> tuple[str, ...]:
         """`area_spaces` as a shared tuple: they depend only on the scenario, the player count
-        and whether B has become a build space, so they are made once (`_SPACES`).
+        and whether B has become a build space, so they are made once (`space_tables`).
         """
-        key = (self.scen.key, self.num_players, area, self.b_build)
-        spaces = _SPACES.get(key)
-        if spaces is None:
-            if area == "G":
-                spaces = ()
-            elif area == "B" and self.b_build:
-                spaces = ("B1",)
-            else:
-                count = self.scen.spaces_for(area, self.num_players) or 0
-                spaces = tuple(f"{area}{i}" for i in range(1, count + 1))
-            _SPACES[key] = spaces
-        return spaces
+        return self._spaces[self.b_build][0][area]
 
     def space_action(self, space: str) -> str:
-        area = space[0]
-        if area == "B" and self.b_build:
-            return "build"
-        return self.scen.action_of(area)
+        """The action of an action space ("stock_yard", ..., "build" for B1 once B is a build space)."""
+        return self._spaces[self.b_build][2][space]
 
     def area_blocked(self, area: str) -> bool:
         return self.forecast[0] == "fog" and area in self.scen.fog_blocks
 
     def all_spaces(self) -> list[str]:
-        return [s for a in AREAS for s in self.spaces_of(a)]
+        return list(self._spaces[self.b_build][1])
 
     def has_active(self, seat: int, effect: str) -> int:
         """How many contracts with ``effect`` the seat has played this round."""
@@ -344,22 +376,25 @@ class StateBase(State):
         self.shed.sort(key=lambda t: t["number"])
 
     def markers_on_stations(self, seat: int) -> list[int]:
-        """Points of each station site (shovel or building) the seat owns."""
+        """Points of each station site (shovel or building) the seat owns.
+
+        The bots' evaluation asks this for every position it judges, so it
+        walks each station's sites once instead of indexing them.
+        """
         out: list[int] = []
-        for si, st in enumerate(self.lay.stations):
-            s = self.sites[si]
-            out.extend(st.excavation_sites[j].vp for j, d in enumerate(s["dig"]) if d["owner"] == seat)
-            out.extend(st.build_sites[j].vp for j, o in enumerate(s["build"]) if o == seat)
+        for st, s in zip(self.lay.stations, self.sites, strict=True):
+            for d, ex in zip(s["dig"], st.excavation_sites, strict=True):
+                if d["owner"] == seat:
+                    out.append(ex.vp)
+            for owner, site in zip(s["build"], st.build_sites, strict=True):
+                if owner == seat:
+                    out.append(site.vp)
         return out
 
     def markers_counting_as_track(self, seat: int) -> int:
         """Daffodil Line: the seat's markers on build spaces that count for track contracts only."""
-        out = 0
-        for si, st in enumerate(self.lay.stations):
-            for j, owner in enumerate(self.sites[si]["build"]):
-                if owner == seat and st.build_sites[j].counts_as == "track":
-                    out += 1
-        return out
+        sites = self.sites
+        return sum(1 for si, j in _track_like_sites(self.map, self.num_players) if sites[si]["build"][j] == seat)
 
     def markers_on_track(self, seat: int) -> list[int]:
         return [t["number"] for t in self.tracks if t["owner"] == seat]

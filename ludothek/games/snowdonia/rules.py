@@ -18,8 +18,10 @@ be one with that back (``top_back``).
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from operator import itemgetter
 from typing import Any
 
@@ -54,10 +56,39 @@ _FIRST = itemgetter(0)
 #: "place:C2" for every action space name an area can have.
 _PLACE = {f"{a}{i}": f"place:{a}{i}" for a in AREAS for i in range(1, 20)}
 _DRAW_NAMES = {c: f"draw:{c}" for c in range(1, 64)}
+#: A chance table: the outcomes' actions, their probabilities, and the running sums of the
+#: probabilities (for `SnowdoniaState.sample_outcome`).
+ChanceTable = tuple[tuple[str, ...], tuple[float, ...], tuple[float, ...]]
 #: The chance table of a bag draw by the bag's content (iron, stone, coal, event).
-_BAG_TABLES: dict[tuple[int, int, int, int], tuple[tuple[tuple[str, float], ...], tuple[str, ...]]] = {}
+_BAG_TABLES: dict[tuple[int, int, int, int], ChanceTable] = {}
+#: The cube a bag-draw action draws ("bag:iron" draws "iron").
+_BAG_ARG = {name: c for c, name in _BAG_NAMES}
+#: A stand-in for the first player in `SnowdoniaState._run` with 3-5 players, where markers never end the game.
+_ALWAYS_MARKERS: dict[str, Any] = {"markers": 1}
 #: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
 _ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
+
+
+def _table(outcomes: list[tuple[str, float]]) -> ChanceTable:
+    """A chance table from ``(action, probability)`` pairs.
+
+    The running sums are added up in the same order as the engine's default
+    `sample_outcome` walk, so a bisection over them picks exactly the
+    outcome that walk would pick for the same random number.
+    """
+    sums = []
+    acc = 0.0
+    for _, p in outcomes:
+        acc += p
+        sums.append(acc)
+    return tuple(map(_FIRST, outcomes)), tuple([p for _, p in outcomes]), tuple(sums)
+
+
+@cache
+def _uniform(count: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Probabilities and running sums of ``count`` equally likely outcomes (a card draw)."""
+    _, probs, sums = _table([("", 1 / count)] * count)
+    return probs, sums
 
 
 class SnowdoniaState(EffectsMixin):
@@ -162,7 +193,7 @@ class SnowdoniaState(EffectsMixin):
         if self.over:
             return []
         if self.chance is not None:
-            return list(self._chance_table()[1])
+            return list(self._chance_table()[0])
         return list(self._options())
 
     def _options(self) -> tuple[str, ...]:
@@ -194,16 +225,22 @@ class SnowdoniaState(EffectsMixin):
             return
         chance = self.chance
         if chance is not None:
-            if action not in self._chance_table()[1]:
+            memo = self._memo_chance  # `_chance_table`'s memo, read here to save a call per action
+            actions = memo[1][0] if memo[0] is chance else self._chance_table()[0]
+            if action not in actions:
                 with naming(names):
                     raise IllegalAction(self.explain_illegal(action))
             player = CHANCE
             self.chance = None
-            self._outcome(chance, action)
+            if chance[0] == "bag":  # a third of all actions
+                self._bag_outcome(chance, _BAG_ARG[action])
+            else:
+                self._outcome(chance, action)
         else:
             decision = self.decision
             assert decision is not None
-            if action not in self._options():
+            memo = self._memo_options  # `_options`'s memo, read here to save a call per action
+            if action not in (memo[1] if memo[0] is decision else self._options()):
                 with naming(names):
                     raise IllegalAction(self.explain_illegal(action))
             player = decision["seat"]
@@ -221,16 +258,17 @@ class SnowdoniaState(EffectsMixin):
     def _validate(self, action: str) -> None:
         if self.over:
             raise IllegalAction(self.explain_illegal(action))
-        ok = action in self._chance_table()[1] if self.chance is not None else action in self._options()
+        ok = action in self._chance_table()[0] if self.chance is not None else action in self._options()
         if not ok:
             raise IllegalAction(self.explain_illegal(action))
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         if self.chance is None:
             return []
-        return list(self._chance_table()[0])
+        actions, probs, _ = self._chance_table()
+        return list(zip(actions, probs, strict=True))
 
-    def _chance_table(self) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
+    def _chance_table(self) -> ChanceTable:
         """The chance outcomes of this node and their actions, built once per node.
 
         Keyed, like the options, by the identity of ``self.chance``, which a
@@ -242,20 +280,31 @@ class SnowdoniaState(EffectsMixin):
         if memo[0] is chance:
             return memo[1]
         assert chance is not None
-        if chance[0] == "bag":
+        kind = chance[0]
+        if kind == "bag":
             bag = self.bag
             key = (bag["iron"], bag["stone"], bag["coal"], bag["event"])
             table = _BAG_TABLES.get(key)
             if table is None:
-                table = _BAG_TABLES[key] = self._table(self._chance_outcomes())
+                table = _BAG_TABLES[key] = _table(self._chance_outcomes())
+        elif kind == "draw":
+            # Every drawable card is equally likely: only the names are new, the numbers depend on the count.
+            cards = self.drawable()
+            actions = tuple([_DRAW_NAMES.get(c) or f"draw:{c}" for c in cards])
+            table = (actions, *_uniform(len(actions)))
         else:
-            table = self._table(self._chance_outcomes())
+            table = _table(self._chance_outcomes())
         self._memo_chance = (chance, table)
         return table
 
-    @staticmethod
-    def _table(outcomes: list[tuple[str, float]]) -> tuple[tuple[tuple[str, float], ...], tuple[str, ...]]:
-        return tuple(outcomes), tuple(map(_FIRST, outcomes))
+    def sample_outcome(self, rng: random.Random) -> str:
+        """The engine's draw (one ``rng.random()`` against the running sums of the probabilities),
+        on the chance table built once per node: the same outcome for the same random number."""
+        if self.chance is None:
+            return super().sample_outcome(rng)
+        actions, _, sums = self._chance_table()
+        i = bisect_right(sums, rng.random())
+        return actions[i] if i < len(actions) else actions[-1]
 
     def _chance_outcomes(self) -> list[tuple[str, float]]:
         assert self.chance is not None
@@ -286,7 +335,8 @@ class SnowdoniaState(EffectsMixin):
         """Cards that can be the top of the deck: all of them, or those with the revealed back."""
         if self.top_back is None:
             return list(self.deck)
-        return [c for c in self.deck if self.scen.contracts[c].back == self.top_back]
+        backs, top = _backs(self.scen), self.top_back
+        return [c for c in self.deck if backs[c] == top]
 
     def explain_illegal(self, action: str) -> str:
         if self.over:
@@ -396,27 +446,33 @@ class SnowdoniaState(EffectsMixin):
         return [SeatResult(s, ranks[s], scores[s]) for s in range(self.num_players)]
 
     # ===== decisions ===============================================================
-    def decision_options(self) -> list[str]:
+    def decision_options(self) -> Sequence[str]:
         d = self.decision
         if d is None:
             return []
         seat = d["seat"]
         kind = d["kind"]
+        if kind == "place":  # half of all decisions
+            spaces = self.spaces
+            weather = self.forecast[0]
+            memo = self._place_memo
+            if memo[0] is spaces and memo[1] == weather:
+                return memo[2]  # kept up to date by each placement (see `_decide`)
+            names = _PLACE
+            if weather == "fog":
+                blocked = self.scen.fog_blocks
+                out = [names[s] for s, who in spaces.items() if who is None and s[0] not in blocked]
+            else:
+                out = [names[s] for s, who in spaces.items() if who is None]
+            out.append("place:G")
+            self._place_memo = (spaces, weather, tuple(out))
+            return out
         if kind == "pub":
             return ["pub:hire", "pub:no"]
-        if kind == "place":
-            names = _PLACE
-            if self.forecast[0] == "fog":
-                blocked = self.scen.fog_blocks
-                out = [names[s] for s, who in self.spaces.items() if who is None and s[0] not in blocked]
-            else:
-                out = [names[s] for s, who in self.spaces.items() if who is None]
-            out.append("place:G")
-            return out
         if kind == "window":
             return [f"play:{n}" for n in self.playable_contracts(seat, d["area"])] + ["pass"]
         if kind in ("take", "take_two"):
-            return ["take:" + o for o in self.take_options(d["cap"], d["coal_cap"], exact=kind == "take_two")]
+            return self.take_actions(d["cap"], d["coal_cap"], exact=kind == "take_two")
         if kind == "work":
             return ["work:" + o for o in self.work_options(seat)]
         if kind == "build":
@@ -445,20 +501,28 @@ class SnowdoniaState(EffectsMixin):
         seat = d["seat"]
         kind = d["kind"]
         _, _, arg = action.partition(":")
-        pl = self.p(seat)
+        if kind == "place":  # half of all decisions
+            if arg == "G":
+                self.g_workers.append(seat)  # G is unlimited: the place options stay as they are
+            else:
+                spaces = self.spaces
+                memo = self._place_memo
+                if memo[0] is spaces and action in memo[2]:
+                    # The next placement's options are these without the space just taken.
+                    options = memo[2]
+                    k = options.index(action)
+                    self._place_memo = (spaces, memo[1], options[:k] + options[k + 1 :])
+                spaces[arg] = seat
+            self.players[seat]["placed"] += 1
+            self.place_turn = (self.order.index(seat) + 1) % self.num_players
+            return
+        pl = self.players[seat]
         if kind == "pub":
             if arg == "hire":
                 cost = self.scen.trains[pl["train"]].pub_coal
                 pl["coal"] -= cost
                 pl["pub"] = True
                 self.coal_to_bag(cost)
-        elif kind == "place":
-            if arg == "G":
-                self.g_workers.append(seat)
-            else:
-                self.spaces[arg] = seat
-            pl["placed"] += 1
-            self.place_turn = (self.order.index(seat) + 1) % self.num_players
         elif kind == "window":
             if action == "pass":
                 self._task_window(d["area"], d["index"] + 1, d["first"])
@@ -540,20 +604,28 @@ class SnowdoniaState(EffectsMixin):
         table = _TASKS
         # 1-2 players: the game ends at once when the last ownership marker is placed.  This is
         # checked before every task; while the first player still has markers it cannot apply.
-        first = self.players[0] if self.num_players <= 2 else None
+        # With more players a stand-in that always has markers skips the check at no extra cost.
+        first = self.players[0] if self.num_players <= 2 else _ALWAYS_MARKERS
+        # Tasks change the agenda in place; only the game's end replaces it (and stops this loop).
+        agenda = self.agenda
         while not self.over:
-            if first is not None and not first["markers"] and self._markers_exhausted():
+            if not first["markers"] and self._markers_exhausted():
                 self.over = True
                 self.decision = self.chance = None
                 self.agenda = []
                 break
             if self.decision is not None or self.chance is not None:
                 break
-            agenda = self.agenda
             if not agenda:
                 raise AssertionError("the agenda ran dry before the game ended")
             task = agenda.pop(0)
-            table[task[0]](self, *task[1:])
+            size = len(task)
+            if size == 2:
+                table[task[0]](self, task[1])
+            elif size == 1:
+                table[task[0]](self)
+            else:
+                table[task[0]](self, *task[1:])
 
     # ----- setup ----------------------------------------------------------------------
     def _task_deal_track(self, slot: int) -> None:
@@ -636,14 +708,16 @@ class SnowdoniaState(EffectsMixin):
             seat = order[(self.place_turn + k) % n]
             pl = self.players[seat]
             if pl["placed"] < workers + (1 if pl["pub"] else 0):
-                self._push(["place"])
+                self.agenda.insert(0, ["place"])
                 if pl["placed"] == 0 and not pl["pub_asked"]:
                     # Before placing the first worker, a train owner may pay coal for the pub worker.
                     pl["pub_asked"] = True
                     if pl["train"] is not None and pl["coal"] >= self.scen.trains[pl["train"]].pub_coal:
                         self._ask("pub", seat)
                         return
-                self._ask("place", seat)
+                # What `_ask("place", seat)` does: the options always hold "place:G", which is not a
+                # trivial option, so `_ask` always asks; the options are built when first asked for.
+                self.decision = {"kind": "place", "seat": seat}
                 return
 
     def _task_area(self, area: str) -> None:
@@ -652,15 +726,33 @@ class SnowdoniaState(EffectsMixin):
         This is the same as queueing ``window``, ``spaces`` and ``after``, but
         the window runs at once, and the spaces too when nobody could play a
         contract in it (most areas, most rounds); "after" only exists for B, D
-        and E.
+        and E.  A seat without unused contracts is skipped before asking
+        `playable_contracts` (most seats, most windows).
         """
+        agenda = self.agenda
         if area in _AFTER_AREAS:
-            self._push(["after", area])
-        self._task_window(area, 0, -1)
-        if self.decision is None:
-            self._task_spaces(area)
-        else:
-            self._push(["spaces", area])
+            agenda.insert(0, ["after", area])
+        if not self.contracts_blocked and not (self.forecast[0] == "fog" and area in self.scen.fog_blocks):
+            # `_task_window(area, 0)`, written out
+            players = self.players
+            n = self.num_players
+            first = self.start_player
+            for i in range(n):
+                seat = (first + i) % n
+                if players[seat]["unused"] and self.playable_contracts(seat, area):
+                    self._ask("window", seat, area=area, index=i, first=first)
+                    break
+            if self.decision is not None:
+                agenda.insert(0, ["spaces", area])
+                return
+        # `_task_spaces(area)`, written out
+        if area == "G":
+            if self.g_workers:
+                agenda[0:0] = [["surveyor", s] for s in self.g_workers]
+                self.g_workers = []
+            return
+        spaces = self.spaces
+        agenda[0:0] = [["space", s] for s in self._spaces[self.b_build][0][area] if spaces.get(s) is not None]
 
     def _task_window(self, area: str, index: int, first: int = -1) -> None:
         """A contract window, "beim Startspieler beginnend" (ruling 20).
@@ -684,11 +776,12 @@ class SnowdoniaState(EffectsMixin):
 
     def _task_spaces(self, area: str) -> None:
         if area == "G":
-            self._push(*[["surveyor", s] for s in self.g_workers])
-            self.g_workers = []
+            if self.g_workers:
+                self.agenda[0:0] = [["surveyor", s] for s in self.g_workers]
+                self.g_workers = []
             return
         spaces = self.spaces
-        self._push(*[["space", s] for s in self.spaces_of(area) if spaces.get(s) is not None])
+        self.agenda[0:0] = [["space", s] for s in self._spaces[self.b_build][0][area] if spaces.get(s) is not None]
 
     def _task_surveyor(self, seat: int) -> None:
         self.move_surveyor(seat)

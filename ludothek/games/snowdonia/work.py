@@ -7,6 +7,7 @@ Automatic actions (excavate, lay track, surveyor) have no choice to make.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from .blaenau import BlaenauMixin
@@ -17,17 +18,26 @@ def cube_combo_name(counts: dict[str, int]) -> str:
     key = (counts.get("iron", 0), counts.get("stone", 0), counts.get("coal", 0))  # the order of CUBES
     name = _COMBO_NAMES.get(key)
     if name is None:
-        parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
-        name = _COMBO_NAMES[key] = "+".join(parts) if parts else "nothing"
+        name = _COMBO_NAMES[key] = _combo_name(key)
     return name
 
 
-#: Names of cube combinations already built: the stock yard asks for the same few again and again.
-_COMBO_NAMES: dict[tuple[int, ...], str] = {}
+def _combo_name(key: tuple[int, int, int]) -> str:
+    parts = [c for c, n in zip(CUBES, key, strict=True) for _ in range(n)]
+    return "+".join(parts) if parts else "nothing"
+
+
+#: Names of cube combinations, made at import for every combination a stock yard can offer (up to 3
+#: cubes, 5 with contract #8 and one more with a train: 7 leaves room); larger ones are added on demand.
+_COMBO_NAMES: dict[tuple[int, int, int], str] = {
+    (i, s, c): _combo_name((i, s, c)) for i in range(8) for s in range(8) for c in range(8) if i + s + c <= 7
+}
 
 
 #: Stock-yard options by (yard iron, stone, coal, cap, coal cap, exact): they depend on nothing else.
 _TAKE_OPTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
+#: The same as actions ("take:iron+coal"), for `SnowdoniaState.decision_options`.
+_TAKE_ACTIONS: dict[tuple[int, int, int, int, int, bool], tuple[str, ...]] = {}
 
 
 def parse_cube_combo(text: str) -> dict[str, int] | None:
@@ -39,6 +49,31 @@ def parse_cube_combo(text: str) -> dict[str, int] | None:
             return None
         counts[part] += 1
     return counts
+
+
+#: "build:<station>.<site>" by (station key, site index), made once.
+_BUILD_NAMES: dict[tuple[str, int], str] = {}
+
+
+@cache
+def _combos(cap: int, coal_cap: int) -> tuple[tuple[int, int, int, int, str], ...]:
+    """Every (iron, stone, coal, total, name) a full stock yard allows for these caps, in the order
+    `_take_options` lists them (coal, then stone, then iron, each counting up)."""
+    return tuple(
+        (i, s, c, i + s + c, _COMBO_NAMES.get((i, s, c)) or _combo_name((i, s, c)))
+        for c in range(min(coal_cap, cap) + 1)
+        for s in range(cap - c + 1)
+        for i in range(cap - c - s + 1)
+    )
+
+
+def _take_options(key: tuple[int, int, int, int, int, bool]) -> tuple[str, ...]:
+    """The stock-yard options for a `_TAKE_OPTIONS` key (see `WorkMixin.take_options`): the
+    combinations the caps allow, keeping those the yard holds."""
+    iron, stone, coal, cap, coal_cap, exact = key
+    combos = [(n, name) for i, s, c, n, name in _combos(cap, coal_cap) if i <= iron and s <= stone and c <= coal]
+    most = max(n for n, _ in combos)
+    return tuple([name for n, name in combos if (n == most if exact else n > 0 or most == 0)])
 
 
 class WorkMixin(BlaenauMixin):
@@ -56,17 +91,21 @@ class WorkMixin(BlaenauMixin):
         y = self.yard
         key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
         cached = _TAKE_OPTIONS.get(key)
-        if cached is not None:
-            return list(cached)
-        combos: list[tuple[int, str]] = []
-        for c in range(min(coal_cap, y["coal"], cap) + 1):
-            for s in range(min(y["stone"], cap - c) + 1):
-                for i in range(min(y["iron"], cap - c - s) + 1):
-                    combos.append((i + s + c, cube_combo_name({"iron": i, "stone": s, "coal": c})))
-        most = max(n for n, _ in combos)
-        options = [name for n, name in combos if (n == most if exact else n > 0 or most == 0)]
-        _TAKE_OPTIONS[key] = tuple(options)
-        return options
+        if cached is None:
+            cached = _TAKE_OPTIONS[key] = _take_options(key)
+        return list(cached)
+
+    def take_actions(self, cap: int, coal_cap: int, exact: bool = False) -> tuple[str, ...]:
+        """`take_options` as actions (``take:iron+coal``), made once per stock yard and caps."""
+        y = self.yard
+        key = (y["iron"], y["stone"], y["coal"], cap, coal_cap, exact)
+        cached = _TAKE_ACTIONS.get(key)
+        if cached is None:
+            options = _TAKE_OPTIONS.get(key)
+            if options is None:
+                options = _TAKE_OPTIONS[key] = _take_options(key)
+            cached = _TAKE_ACTIONS[key] = tuple(["take:" + o for o in options])
+        return cached
 
     def stock_yard_caps(self, seat: int) -> tuple[int, int]:
         cap = 3 + 2 * self.has_active(seat, "yard_plus_two")
@@ -277,23 +316,35 @@ class WorkMixin(BlaenauMixin):
     # ----- E: build ---------------------------------------------------------------
     def build_options(self, seat: int) -> list[str]:
         """Sites and trains the seat can pay for now, with every way of paying."""
-        pl = self.p(seat)
+        pl = self.players[seat]
         out: list[str] = []
-        route = self.route
-        iron_ok = self.has_active(seat, "iron_for_steel") > 0
-        rubble_ok = self.has_active(seat, "rubble_for_stone") > 0
-        discount = self.has_active(seat, "stone_discount")
+        if pl["active"]:
+            iron_ok = self.has_active(seat, "iron_for_steel") > 0
+            rubble_ok = self.has_active(seat, "rubble_for_stone") > 0
+            discount = self.has_active(seat, "stone_discount")
+        else:  # no contract played this round: no substitutes, no discount
+            iron_ok = rubble_ok = False
+            discount = 0
         if pl["markers"] > 0:
+            route = self.route
+            two_ends = self.two_ends
+            sites = self.sites
+            names = _BUILD_NAMES
             for si, st in enumerate(self.lay.stations):
-                if self.two_ends:
+                if two_ends:
                     # Blaenau Ffestiniog: no cleared track needed, but only where the surveyor has been.
-                    if not self.reached(seat, si) or self.sites[si]["completed"]:
+                    if not self.reached(seat, si) or sites[si]["completed"]:
                         continue
                 elif not route.station_open(si):
                     continue
-                for j in route.free_build_sites(si):
-                    site = st.build_sites[j]
-                    name = f"build:{st.key}.{j + 1}"
+                build_sites = st.build_sites
+                for j, owner in enumerate(sites[si]["build"]):
+                    if owner is not None:
+                        continue
+                    site = build_sites[j]
+                    name = names.get((st.key, j))
+                    if name is None:
+                        name = names[st.key, j] = f"build:{st.key}.{j + 1}"
                     if site.daffodils:
                         # Daffodil Line, Gloucester: paid in daffodils, no substitutes.
                         if pl["daffodils"] >= site.daffodils:
@@ -303,6 +354,9 @@ class WorkMixin(BlaenauMixin):
                         for r in range(min(2, cost) + 1 if rubble_ok else 1):
                             if pl["stone"] >= cost - r and pl["rubble"] >= 2 * r:
                                 out.append(name + "+rubble" * r)
+                    elif not iron_ok:
+                        if pl["steel"] >= site.steel:
+                            out.append(name)
                     else:
                         out.extend(name + s for s in self._steel_ways(pl, site.steel, iron_ok))
         if self.trains_available:
