@@ -9,12 +9,15 @@ are followed across the district to find features that just became complete
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, ComponentSet, Orientation, Part, Tile
 from .geometry import CELLS, FACING, NEIGHBOURS, frame_line, on_line
 
 MEADOW = ""
+T = TypeVar("T")
 
 #: What a tile on a cell must show, packed into one int (see `District._needs`): per side (N, E, S, W,
 #: 17 bits each) the code of the pair of labels that side must show, 0 where nothing constrains it.
@@ -51,14 +54,14 @@ def _codes(orient: Orientation) -> tuple[Orientation, tuple[int, ...], tuple[int
 
 
 #: Needs are interned: each distinct pattern gets one shared dictionary of answers, tile id →
-#: the rotations of that tile that satisfy it.  The same few patterns come back all game long, so a
-#: placement search is mostly look-ups by short keys.  Tiles and needs are immutable, so the answers
-#: never go stale; the cache is emptied if it ever grows large.
-_FITTING: dict[Needs, dict[str, tuple[int, ...]]] = {}
+#: the rotations of that tile that satisfy it, as a mask (bit ``rotation // 90``).  The same few
+#: patterns come back all game long, so a placement search is mostly look-ups by short keys.  Tiles
+#: and needs are immutable, so the answers never go stale; the cache is emptied if it ever grows large.
+_FITTING: dict[Needs, dict[str, int]] = {}
 _FITTING_MAX = 20_000
 
 
-def _answers(needs: Needs) -> dict[str, tuple[int, ...]]:
+def _answers(needs: Needs) -> dict[str, int]:
     """The shared answer dictionary of a needs pattern (interned)."""
     found = _FITTING.get(needs)
     if found is None:
@@ -66,6 +69,49 @@ def _answers(needs: Needs) -> dict[str, tuple[int, ...]]:
             _FITTING.clear()
         found = _FITTING[needs] = {}
     return found
+
+
+#: Per tile (by identity, kept alive here): each distinct orientation as (its rotation's mask bit,
+#: the codes of its four sides packed like `Needs`), so a fit is one ``&`` and one ``==``.
+_TILE_SIDES: dict[int, tuple[Tile, tuple[tuple[int, int], ...]]] = {}
+
+
+def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
+    found = _TILE_SIDES.get(id(tile))
+    if found is None or found[0] is not tile:
+        if len(_TILE_SIDES) >= _FITTING_MAX:
+            _TILE_SIDES.clear()
+        table = []
+        for orient in tile.orientations:
+            own = _codes(orient)[1]
+            packed = 0
+            for side in range(4):
+                packed |= own[side] << (_SIDE_BITS * side)
+            table.append((1 << (orient.rotation // 90), packed))
+        found = _TILE_SIDES[id(tile)] = (tile, tuple(table))
+    return found[1]
+
+
+def _fit_mask(tile: Tile, needs: Needs) -> int:
+    """The rotations of ``tile`` whose sides show every code of ``needs``, as a mask (bit ``rotation // 90``)."""
+    care = 0
+    for side in range(4):
+        if (needs >> (_SIDE_BITS * side)) & _SIDE_MASK:
+            care |= _SIDE_MASK << (_SIDE_BITS * side)
+    mask = 0
+    for bit, packed in _tile_sides(tile):
+        if packed & care == needs:
+            mask |= bit
+    return mask
+
+
+#: ``PAIRS_BY_MASK[cell][mask]``: the (cell, rotation) pairs a rotation mask stands for, in rotation order.
+PAIRS_BY_MASK: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple((cell, 90 * q) for q in range(4) if mask >> q & 1) for mask in range(16)) for cell in range(CELLS)
+)
+
+#: An open cell: the cell, what a tile there must show, and the shared answers for that pattern.
+OpenCell = tuple[int, Needs, dict[str, int]]
 
 
 @dataclass
@@ -101,7 +147,7 @@ class District:
         #: order, as of some build;
         #: `_built_since` lists the cells built after it (see `_frontier_needs`).  Both are never
         #: changed in place, so copies share them.
-        self._open: tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...] | None = None
+        self._open: tuple[OpenCell, ...] | None = None
         self._built_since: tuple[int, ...] = ()
 
     def copy(self) -> District:
@@ -190,7 +236,7 @@ class District:
                 code |= _codes(other)[2][(side + 2) % 4] << (_SIDE_BITS * side)
         return code
 
-    def _frontier_needs(self) -> tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...]:
+    def _frontier_needs(self) -> tuple[OpenCell, ...]:
         """The frontier with each cell's needs, kept up to date incrementally.
 
         A build changes only its own cell (no longer open) and its empty
@@ -216,56 +262,50 @@ class District:
         self._built_since = ()
         return open_cells
 
-    def _open_entry(self, cell: int) -> tuple[int, Needs, dict[str, tuple[int, ...]]]:
+    def _open_entry(self, cell: int) -> OpenCell:
         needs = self._needs(cell)
         return (cell, needs, _answers(needs))
 
-    @staticmethod
-    def _fitting(tile: Tile, needs: Needs) -> tuple[int, ...]:
-        """The rotations of ``tile`` whose sides show every code of ``needs``."""
-        wanted = [(s, (needs >> (_SIDE_BITS * s)) & _SIDE_MASK) for s in range(4)]
-        wanted = [(s, c) for s, c in wanted if c]
-        out = []
-        for orient in tile.orientations:
-            own = _codes(orient)[1]
-            for s, c in wanted:
-                if own[s] != c:
-                    break
-            else:
-                out.append(orient.rotation)
-        return tuple(out)
-
     def placements(self, tile: Tile) -> list[tuple[int, int]]:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
-        out = []
+        return self.placements_as(tile, PAIRS_BY_MASK)
+
+    def placements_as(self, tile: Tile, by_mask: Sequence[Sequence[tuple[T, ...]]]) -> list[T]:
+        """`placements`, each fitting cell given as ``by_mask[cell][rotation mask]`` (concatenated).
+
+        The engine passes a table of its ``build:<cell>:<rotation>`` actions,
+        so the hottest list of the game is made of ready strings with one
+        look-up per open cell, never a tuple or a name per placement.
+        """
+        out: list[T] = []
         tid = tile.id
         for cell, needs, answers in self._frontier_needs():
-            rotations = answers.get(tid)
-            if rotations is None:
-                rotations = answers[tid] = self._fitting(tile, needs)
-            for rotation in rotations:
-                out.append((cell, rotation))
+            mask = answers.get(tid)
+            if mask is None:
+                mask = answers[tid] = _fit_mask(tile, needs)
+            if mask:
+                out += by_mask[cell][mask]
         return out
 
     def fits_rotation(self, tile: Tile, cell: int, rotation: int) -> bool:
         """Whether ``tile`` turned by ``rotation`` may be built on ``cell`` now (`fits`, from the frontier)."""
-        if self.cells[cell] is not None:
+        if self.cells[cell] is not None or rotation % 90 or not 0 <= rotation < 360:
             return False
         for c, needs, answers in self._frontier_needs():
             if c == cell:
-                rotations = answers.get(tile.id)
-                if rotations is None:
-                    rotations = answers[tile.id] = self._fitting(tile, needs)
-                return rotation in rotations
+                mask = answers.get(tile.id)
+                if mask is None:
+                    mask = answers[tile.id] = _fit_mask(tile, needs)
+                return bool(mask >> (rotation // 90) & 1)
         return False
 
     def can_place(self, tile: Tile) -> bool:
         tid = tile.id
         for _, needs, answers in self._frontier_needs():
-            rotations = answers.get(tid)
-            if rotations is None:
-                rotations = answers[tid] = self._fitting(tile, needs)
-            if rotations:
+            mask = answers.get(tid)
+            if mask is None:
+                mask = answers[tid] = _fit_mask(tile, needs)
+            if mask:
                 return True
         return False
 
