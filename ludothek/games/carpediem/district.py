@@ -38,36 +38,56 @@ def _pair_code(a: str, b: str) -> int:
 
 FRAME_CODE = _pair_code(MEADOW, MEADOW)
 
-#: Per orientation (by identity, kept alive here): the code each of its sides shows, and the code a
-#: neighbour on each side must show to match it (the halves face each other in reverse order).
-_CODES: dict[int, tuple[Orientation, tuple[int, ...], tuple[int, ...]]] = {}
+#: Per orientation (by identity, kept alive here): the code each of its sides shows, the code a
+#: neighbour on each side must show to match it (the halves face each other in reverse order), and
+#: that code already shifted to where it sits in the neighbour's `Needs` (what this tile "pushes"
+#: onto the neighbour on its side N, E, S, W).
+Codes = tuple[Orientation, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+_CODES: dict[int, Codes] = {}
 
 
-def _codes(orient: Orientation) -> tuple[Orientation, tuple[int, ...], tuple[int, ...]]:
+def _codes(orient: Orientation) -> Codes:
     found = _CODES.get(id(orient))
     if found is None or found[0] is not orient:
         labels = orient.labels
         own = tuple(_pair_code(labels[2 * s], labels[2 * s + 1]) for s in range(4))
         facing = tuple(_pair_code(labels[2 * s + 1], labels[2 * s]) for s in range(4))
-        found = _CODES[id(orient)] = (orient, own, facing)
+        push = tuple(facing[s] << (_SIDE_BITS * ((s + 2) % 4)) for s in range(4))
+        found = _CODES[id(orient)] = (orient, own, facing, push)
     return found
 
 
-#: Needs are interned: each distinct pattern gets one shared dictionary of answers, tile id →
-#: the rotations of that tile that satisfy it, as a mask (bit ``rotation // 90``).  The same few
-#: patterns come back all game long, so a placement search is mostly look-ups by short keys.  Tiles
-#: and needs are immutable, so the answers never go stale; the cache is emptied if it ever grows large.
-_FITTING: dict[Needs, dict[str, int]] = {}
+#: What the frame alone asks of each cell (meadow towards it), and each cell's neighbours as
+#: (neighbour, the neighbour's side that faces the cell).
+FRAME_NEEDS: tuple[Needs, ...] = tuple(
+    sum(FRAME_CODE << (_SIDE_BITS * side) for side in range(4) if NEIGHBOURS[cell][side] is None)
+    for cell in range(CELLS)
+)
+FACING_NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((n, (side + 2) % 4) for side, n in enumerate(NEIGHBOURS[cell]) if n is not None) for cell in range(CELLS)
+)
+
+
+#: Needs are interned: each distinct pattern gets the bits its constrained sides occupy ("care") and
+#: one shared dictionary of answers, tile id → the rotations of that tile that satisfy it, as a mask
+#: (bit ``rotation // 90``).  Patterns come back all game long, so a placement search is mostly
+#: look-ups by short keys.  Tiles and needs are immutable, so the answers never go stale; the cache is
+#: emptied if it ever grows large.
+_FITTING: dict[Needs, tuple[int, dict[str, int]]] = {}
 _FITTING_MAX = 20_000
 
 
-def _answers(needs: Needs) -> dict[str, int]:
-    """The shared answer dictionary of a needs pattern (interned)."""
+def _answers(needs: Needs) -> tuple[int, dict[str, int]]:
+    """The care mask and the shared answer dictionary of a needs pattern (interned)."""
     found = _FITTING.get(needs)
     if found is None:
         if len(_FITTING) >= _FITTING_MAX:
             _FITTING.clear()
-        found = _FITTING[needs] = {}
+        care = 0
+        for side in range(4):
+            if (needs >> (_SIDE_BITS * side)) & _SIDE_MASK:
+                care |= _SIDE_MASK << (_SIDE_BITS * side)
+        found = _FITTING[needs] = (care, {})
     return found
 
 
@@ -92,12 +112,8 @@ def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
     return found[1]
 
 
-def _fit_mask(tile: Tile, needs: Needs) -> int:
+def _fit_mask(tile: Tile, needs: Needs, care: int) -> int:
     """The rotations of ``tile`` whose sides show every code of ``needs``, as a mask (bit ``rotation // 90``)."""
-    care = 0
-    for side in range(4):
-        if (needs >> (_SIDE_BITS * side)) & _SIDE_MASK:
-            care |= _SIDE_MASK << (_SIDE_BITS * side)
     mask = 0
     for bit, packed in _tile_sides(tile):
         if packed & care == needs:
@@ -110,8 +126,9 @@ PAIRS_BY_MASK: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
     tuple(tuple((cell, 90 * q) for q in range(4) if mask >> q & 1) for mask in range(16)) for cell in range(CELLS)
 )
 
-#: An open cell: the cell, what a tile there must show, and the shared answers for that pattern.
-OpenCell = tuple[int, Needs, dict[str, int]]
+#: An open cell: the cell, what a tile there must show, which bits of that count, and the shared
+#: answers for that pattern (see `_answers`).
+OpenCell = tuple[int, Needs, int, dict[str, int]]
 
 
 @dataclass
@@ -223,17 +240,15 @@ class District:
         The same test as `_matches`, but worked out once per cell rather than
         once per orientation: `placements` is the engine's hottest loop.
         """
-        nbs = NEIGHBOURS[cell]
         orient = self.orient
-        code = 0
-        for side in range(4):
-            n = nbs[side]
-            if n is None:
-                code |= FRAME_CODE << (_SIDE_BITS * side)
-                continue
+        code = FRAME_NEEDS[cell]
+        for n, facing_side in FACING_NEIGHBOURS[cell]:
             other = orient[n]
             if other is not None:
-                code |= _codes(other)[2][(side + 2) % 4] << (_SIDE_BITS * side)
+                found = _CODES.get(id(other))
+                if found is None or found[0] is not other:
+                    found = _codes(other)
+                code |= found[3][facing_side]
         return code
 
     def _frontier_needs(self) -> tuple[OpenCell, ...]:
@@ -264,7 +279,8 @@ class District:
 
     def _open_entry(self, cell: int) -> OpenCell:
         needs = self._needs(cell)
-        return (cell, needs, _answers(needs))
+        care, answers = _answers(needs)
+        return (cell, needs, care, answers)
 
     def placements(self, tile: Tile) -> list[tuple[int, int]]:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
@@ -279,10 +295,17 @@ class District:
         """
         out: list[T] = []
         tid = tile.id
-        for cell, needs, answers in self._frontier_needs():
+        sides = None
+        for cell, needs, care, answers in self._frontier_needs():
             mask = answers.get(tid)
-            if mask is None:
-                mask = answers[tid] = _fit_mask(tile, needs)
+            if mask is None:  # a pattern this tile has not met yet: one & and == per orientation
+                if sides is None:
+                    sides = _tile_sides(tile)
+                mask = 0
+                for bit, packed in sides:
+                    if packed & care == needs:
+                        mask |= bit
+                answers[tid] = mask
             if mask:
                 out += by_mask[cell][mask]
         return out
@@ -291,20 +314,20 @@ class District:
         """Whether ``tile`` turned by ``rotation`` may be built on ``cell`` now (`fits`, from the frontier)."""
         if self.cells[cell] is not None or rotation % 90 or not 0 <= rotation < 360:
             return False
-        for c, needs, answers in self._frontier_needs():
+        for c, needs, care, answers in self._frontier_needs():
             if c == cell:
                 mask = answers.get(tile.id)
                 if mask is None:
-                    mask = answers[tile.id] = _fit_mask(tile, needs)
+                    mask = answers[tile.id] = _fit_mask(tile, needs, care)
                 return bool(mask >> (rotation // 90) & 1)
         return False
 
     def can_place(self, tile: Tile) -> bool:
         tid = tile.id
-        for _, needs, answers in self._frontier_needs():
+        for _, needs, care, answers in self._frontier_needs():
             mask = answers.get(tid)
             if mask is None:
-                mask = answers[tid] = _fit_mask(tile, needs)
+                mask = answers[tid] = _fit_mask(tile, needs, care)
             if mask:
                 return True
         return False
