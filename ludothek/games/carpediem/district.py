@@ -92,15 +92,17 @@ def _answers(needs: Needs) -> tuple[int, dict[str, int]]:
 
 
 #: Per tile (by identity, kept alive here): each distinct orientation as (its rotation's mask bit,
-#: the codes of its four sides packed like `Needs`), so a fit is one ``&`` and one ``==``.
-_TILE_SIDES: dict[int, tuple[Tile, tuple[tuple[int, int], ...]]] = {}
+#: the codes of its four sides packed like `Needs`), so a fit is one ``&`` and one ``==``; and the
+#: orientation of each rotation (symmetric tiles map several rotations to one picture only once).
+TileInfo = tuple[Tile, tuple[tuple[int, int], ...], dict[int, Orientation]]
+_TILE_INFO: dict[int, TileInfo] = {}
 
 
-def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
-    found = _TILE_SIDES.get(id(tile))
+def _tile_info(tile: Tile) -> TileInfo:
+    found = _TILE_INFO.get(id(tile))
     if found is None or found[0] is not tile:
-        if len(_TILE_SIDES) >= _FITTING_MAX:
-            _TILE_SIDES.clear()
+        if len(_TILE_INFO) >= _FITTING_MAX:
+            _TILE_INFO.clear()
         table = []
         for orient in tile.orientations:
             own = _codes(orient)[1]
@@ -108,8 +110,21 @@ def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
             for side in range(4):
                 packed |= own[side] << (_SIDE_BITS * side)
             table.append((1 << (orient.rotation // 90), packed))
-        found = _TILE_SIDES[id(tile)] = (tile, tuple(table))
-    return found[1]
+        by_rotation = {o.rotation: o for o in tile.orientations}
+        found = _TILE_INFO[id(tile)] = (tile, tuple(table), by_rotation)
+    return found
+
+
+def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
+    return _tile_info(tile)[1]
+
+
+#: ``LINE_CELLS[side][position]``: the cells on the board line a frame goal at ``position`` (1..6) of
+#: the frame part on ``side`` points along (see `frame_line`); index 0 is unused.
+LINE_CELLS: tuple[tuple[frozenset[int], ...], ...] = tuple(
+    (frozenset(),) + tuple(frozenset(c for c in range(CELLS) if on_line(c, frame_line(side, pos))) for pos in range(1, 7))
+    for side in range(4)
+)
 
 
 def _fit_mask(tile: Tile, needs: Needs, care: int) -> int:
@@ -335,7 +350,7 @@ class District:
     # ----- building --------------------------------------------------------------
     def place(self, tile: Tile, rotation: int, cell: int) -> list[Feature]:
         """Build ``tile`` (already checked with `fits`) and return the features it completes."""
-        orient = tile.orientation(rotation)
+        orient = _tile_info(tile)[2].get(rotation)
         assert orient is not None
         self.cells[cell] = (tile.id, rotation)
         self.orient[cell] = orient
@@ -346,11 +361,11 @@ class District:
             self._built_since = (*self._built_since, cell)
         self.placed += 1
         done: list[Feature] = []
-        seen: set[tuple[int, int]] = set()
+        seen: set[int] = set()
         for index, part in enumerate(tile.parts):
             if part.kind == VILLA:
                 self.counts["chimneys"] = self.count("chimneys") + part.chimneys
-            if (cell, index) in seen:
+            if cell * 4 + index in seen:
                 continue
             if part.kind in SINGLES:
                 done.append(Feature("single", part.kind, [cell]))
@@ -358,8 +373,8 @@ class District:
             group, closed = self._group(cell, index)
             seen.update(group)
             if closed:
-                cells = sorted({c for c, _ in group})
-                chimneys = sum(self._part(c, i).chimneys for c, i in group)
+                cells = sorted({k >> 2 for k in group})
+                chimneys = sum(self._part(k >> 2, k & 3).chimneys for k in group)
                 done.append(Feature(part.family, part.kind, cells, chimneys))
         for feature in done:
             self._record(feature)
@@ -370,25 +385,31 @@ class District:
         assert entry is not None
         return self.comp.tiles[entry[0]].parts[index]
 
-    def _group(self, cell: int, index: int) -> tuple[set[tuple[int, int]], bool]:
-        """The parts joined to part ``index`` on ``cell``, and whether none of them is open."""
-        group = {(cell, index)}
-        todo = [(cell, index)]
+    def _group(self, cell: int, index: int) -> tuple[set[int], bool]:
+        """The parts joined to part ``index`` on ``cell`` (each as ``cell * 4 + index``), and whether none is open."""
+        orients = self.orient
+        start = cell * 4 + index
+        group = {start}
+        todo = [start]
         closed = True
         while todo:
-            c, i = todo.pop()
-            orient = self.orient[c]
+            k = todo.pop()
+            c = k >> 2
+            orient = orients[c]
             assert orient is not None
-            for h in orient.part_halves[i]:
-                n = NEIGHBOURS[c][h // 2]
-                other = self.orient[n] if n is not None else None
-                if n is None or other is None:
+            nbs = NEIGHBOURS[c]
+            for h in orient.part_halves[k & 3]:
+                n = nbs[h >> 1]
+                other = orients[n] if n is not None else None
+                if other is None:  # the frame or an empty cell: this part is still open
                     closed = False
                     continue
                 j = other.part_at[FACING[h]]
-                if j >= 0 and (n, j) not in group:
-                    group.add((n, j))
-                    todo.append((n, j))
+                if j >= 0:
+                    key = n * 4 + j
+                    if key not in group:
+                        group.add(key)
+                        todo.append(key)
         return group, closed
 
     def _record(self, feature: Feature) -> None:
@@ -409,14 +430,24 @@ class District:
         features = self.features if completed is None else completed
         if not features:
             return []
+        # The cells of the features by kind: a goal is met when its line crosses any feature of its kind.
+        cells_by_kind: dict[str, set[int]] = {}
+        for f in features:
+            known = cells_by_kind.get(f.kind)
+            if known is None:
+                cells_by_kind[f.kind] = set(f.cells)
+            else:
+                known.update(f.cells)
         out = []
+        done = self.goals_done
+        frames = self.comp.frames
         for side, part_id in enumerate(self.frame):
-            for gi, goal in enumerate(self.comp.frames[part_id].goals):
-                if (side, gi) in self.goals_done:
+            for gi, goal in enumerate(frames[part_id].goals):
+                cells = cells_by_kind.get(goal.kind)
+                if cells is None or (side, gi) in done:
                     continue
-                line = frame_line(side, goal.position)
-                if any(f.kind == goal.kind and any(on_line(c, line) for c in f.cells) for f in features):
-                    self.goals_done.append((side, gi))
+                if not LINE_CELLS[side][goal.position].isdisjoint(cells):
+                    done.append((side, gi))
                     out.append((side, gi, goal.vp))
         return out
 
