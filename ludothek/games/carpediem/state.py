@@ -173,21 +173,34 @@ class CarpeDiemState(State):
 
     # ----- helpers -----------------------------------------------------------------
     def clone(self) -> CarpeDiemState:
+        """An independent copy: every container is copied (spelled out, the bots' search clones at every iteration)."""
         other = CarpeDiemState.__new__(CarpeDiemState)
         other.__dict__.update(self.__dict__)
         other._memo_legal = None  # a copy may be changed in place (resample_hidden)
         other._history = list(self._history)
         other.options = dict(self.options)
         other.players = [p.copy() for p in self.players]
-        for name in ("boards_left", "frames_left", "pending_boards", "slots", "deal_slots", "light_left",
-                     "dark_left", "seal", "taken", "removed", "pending", "fbottom", "fdrawn", "order", "cards_due"):
-            setattr(other, name, list(getattr(self, name)))
+        other.boards_left = list(self.boards_left)
+        other.frames_left = list(self.frames_left)
+        other.pending_boards = list(self.pending_boards)
         other.pending_frames = [list(f) for f in self.pending_frames]
+        other.slots = list(self.slots)
+        other.deal_slots = list(self.deal_slots)
         other.deal_letters = dict(self.deal_letters)
         other.cards_left = {k: list(v) for k, v in self.cards_left.items()}
         other.discs = dict(self.discs)
+        other.light_left = list(self.light_left)
+        other.dark_left = list(self.dark_left)
+        other.seal = list(self.seal)
         other.rondel = [list(r) for r in self.rondel]
+        other.taken = list(self.taken)
+        other.removed = list(self.removed)
+        other.pending = list(self.pending)
         other.fdeck = dict(self.fdeck)
+        other.fbottom = list(self.fbottom)
+        other.fdrawn = list(self.fdrawn)
+        other.order = list(self.order)
+        other.cards_due = list(self.cards_due)
         other.final = list(self.final) if self.final is not None else None
         return other
 
