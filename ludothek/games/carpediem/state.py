@@ -279,8 +279,14 @@ class CarpeDiemState(State):
 
     def legal_actions(self) -> list[str]:
         """The legal actions, built afresh; the next move's check reuses them (see `_legal_now`)."""
-        legal = self._legal_actions()
-        self._memo_legal = (len(self._history), self.stage, legal)
+        st = self.stage
+        if st == "build":  # the most frequent decision, and the longest list: no further call
+            assert self.held is not None
+            legal = self.players[self.actor].district.placements_as(self.comp.tiles[self.held], BUILD_BY_MASK)
+            legal.append("store")
+        else:
+            legal = self._legal_actions()
+        self._memo_legal = (len(self._history), st, legal)
         return legal
 
     def _legal_now(self) -> list[str]:
@@ -408,7 +414,9 @@ class CarpeDiemState(State):
         """
         st = self.stage
         if st == "reveal":
-            return "tile:" + rng.choice(self._reveal_stack())
+            stack = (self.dark_left if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1
+                     else self.light_left)  # `_reveal_stack`, spelled out on the hot path
+            return "tile:" + rng.choice(stack)
         if st == "deal":
             x = rng.randrange(sum(self.deal_letters.values()))
             for L in "ABCD":
@@ -535,7 +543,12 @@ class CarpeDiemState(State):
             self._revealed(arg)
         else:
             if kind is None and head != "build":
-                if action not in self._legal_now():
+                memo = self._memo_legal  # `_legal_now`, spelled out on the hot path
+                if memo is not None and memo[0] == len(self._history) and memo[1] == st:
+                    legal = memo[2]
+                else:
+                    legal = self.legal_actions()
+                if action not in legal:
                     raise IllegalAction(self.explain_illegal(action))
             else:
                 self._validate(action)
