@@ -531,8 +531,9 @@ class CarpeDiemState(State):
             State._apply_checked(self, action, seat)  # raises the contract's refusal
             return
         head, _, arg = action.partition(":")
-        if st == "reveal":  # a third of all actions: checked by finding the tile in its stack
-            stack = self._reveal_stack()
+        if st == "reveal":  # a third of all actions: checked by finding the tile in its stack (`_reveal_stack`)
+            stack = (self.dark_left if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1
+                     else self.light_left)
             try:
                 index = stack.index(arg) if head == "tile" else -1
             except ValueError:
@@ -607,7 +608,7 @@ class CarpeDiemState(State):
         card = self.comp.cards[arg]
         self.cards_left[card.letter].remove(arg)
         self.deal_letters[card.letter] -= 1
-        slot = self.deal_slots[sum(1 for s in self.slots if s is not None)]
+        slot = self.deal_slots[len(self.slots) - self.slots.count(None)]  # the next space in dealing order
         self.slots[slot] = arg
         if sum(self.deal_letters.values()) == 0:
             self.stage = "place"
