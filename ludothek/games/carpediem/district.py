@@ -122,7 +122,7 @@ def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
 #: ``LINE_CELLS[side][position]``: the cells on the board line a frame goal at ``position`` (1..6) of
 #: the frame part on ``side`` points along (see `frame_line`); index 0 is unused.
 LINE_CELLS: tuple[tuple[frozenset[int], ...], ...] = tuple(
-    (frozenset(),) + tuple(frozenset(c for c in range(CELLS) if on_line(c, frame_line(side, pos))) for pos in range(1, 7))
+    (frozenset(), *(frozenset(c for c in range(CELLS) if on_line(c, frame_line(side, pos))) for pos in range(1, 7)))
     for side in range(4)
 )
 
@@ -401,7 +401,7 @@ class District:
             for h in orient.part_halves[k & 3]:
                 n = nbs[h >> 1]
                 other = orients[n] if n is not None else None
-                if other is None:  # the frame or an empty cell: this part is still open
+                if other is None or n is None:  # the frame or an empty cell: this part is still open
                     closed = False
                     continue
                 j = other.part_at[FACING[h]]
