@@ -9,12 +9,15 @@ are followed across the district to find features that just became complete
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .components import DWELLINGS, LANDSCAPES, SINGLES, VILLA, ComponentSet, Orientation, Part, Tile
 from .geometry import CELLS, FACING, NEIGHBOURS, frame_line, on_line
 
 MEADOW = ""
+T = TypeVar("T")
 
 #: What a tile on a cell must show, packed into one int (see `District._needs`): per side (N, E, S, W,
 #: 17 bits each) the code of the pair of labels that side must show, 0 where nothing constrains it.
@@ -35,37 +38,112 @@ def _pair_code(a: str, b: str) -> int:
 
 FRAME_CODE = _pair_code(MEADOW, MEADOW)
 
-#: Per orientation (by identity, kept alive here): the code each of its sides shows, and the code a
-#: neighbour on each side must show to match it (the halves face each other in reverse order).
-_CODES: dict[int, tuple[Orientation, tuple[int, ...], tuple[int, ...]]] = {}
+#: Per orientation (by identity, kept alive here): the code each of its sides shows, the code a
+#: neighbour on each side must show to match it (the halves face each other in reverse order), and
+#: that code already shifted to where it sits in the neighbour's `Needs` (what this tile "pushes"
+#: onto the neighbour on its side N, E, S, W).
+Codes = tuple[Orientation, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+_CODES: dict[int, Codes] = {}
 
 
-def _codes(orient: Orientation) -> tuple[Orientation, tuple[int, ...], tuple[int, ...]]:
+def _codes(orient: Orientation) -> Codes:
     found = _CODES.get(id(orient))
     if found is None or found[0] is not orient:
         labels = orient.labels
         own = tuple(_pair_code(labels[2 * s], labels[2 * s + 1]) for s in range(4))
         facing = tuple(_pair_code(labels[2 * s + 1], labels[2 * s]) for s in range(4))
-        found = _CODES[id(orient)] = (orient, own, facing)
+        push = tuple(facing[s] << (_SIDE_BITS * ((s + 2) % 4)) for s in range(4))
+        found = _CODES[id(orient)] = (orient, own, facing, push)
     return found
 
 
-#: Needs are interned: each distinct pattern gets one shared dictionary of answers, tile id →
-#: the rotations of that tile that satisfy it.  The same few patterns come back all game long, so a
-#: placement search is mostly look-ups by short keys.  Tiles and needs are immutable, so the answers
-#: never go stale; the cache is emptied if it ever grows large.
-_FITTING: dict[Needs, dict[str, tuple[int, ...]]] = {}
+#: What the frame alone asks of each cell (meadow towards it), and each cell's neighbours as
+#: (neighbour, the neighbour's side that faces the cell).
+FRAME_NEEDS: tuple[Needs, ...] = tuple(
+    sum(FRAME_CODE << (_SIDE_BITS * side) for side in range(4) if NEIGHBOURS[cell][side] is None)
+    for cell in range(CELLS)
+)
+FACING_NEIGHBOURS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((n, (side + 2) % 4) for side, n in enumerate(NEIGHBOURS[cell]) if n is not None) for cell in range(CELLS)
+)
+
+
+#: Needs are interned: each distinct pattern gets the bits its constrained sides occupy ("care") and
+#: one shared dictionary of answers, tile id → the rotations of that tile that satisfy it, as a mask
+#: (bit ``rotation // 90``).  Patterns come back all game long, so a placement search is mostly
+#: look-ups by short keys.  Tiles and needs are immutable, so the answers never go stale; the cache is
+#: emptied if it ever grows large.
+_FITTING: dict[Needs, tuple[int, dict[str, int]]] = {}
 _FITTING_MAX = 20_000
 
 
-def _answers(needs: Needs) -> dict[str, tuple[int, ...]]:
-    """The shared answer dictionary of a needs pattern (interned)."""
+def _answers(needs: Needs) -> tuple[int, dict[str, int]]:
+    """The care mask and the shared answer dictionary of a needs pattern (interned)."""
     found = _FITTING.get(needs)
     if found is None:
         if len(_FITTING) >= _FITTING_MAX:
             _FITTING.clear()
-        found = _FITTING[needs] = {}
+        care = 0
+        for side in range(4):
+            if (needs >> (_SIDE_BITS * side)) & _SIDE_MASK:
+                care |= _SIDE_MASK << (_SIDE_BITS * side)
+        found = _FITTING[needs] = (care, {})
     return found
+
+
+#: Per tile (by identity, kept alive here): each distinct orientation as (its rotation's mask bit,
+#: the codes of its four sides packed like `Needs`), so a fit is one ``&`` and one ``==``; and the
+#: orientation of each rotation (symmetric tiles map several rotations to one picture only once).
+TileInfo = tuple[Tile, tuple[tuple[int, int], ...], dict[int, Orientation]]
+_TILE_INFO: dict[int, TileInfo] = {}
+
+
+def _tile_info(tile: Tile) -> TileInfo:
+    found = _TILE_INFO.get(id(tile))
+    if found is None or found[0] is not tile:
+        if len(_TILE_INFO) >= _FITTING_MAX:
+            _TILE_INFO.clear()
+        table = []
+        for orient in tile.orientations:
+            own = _codes(orient)[1]
+            packed = 0
+            for side in range(4):
+                packed |= own[side] << (_SIDE_BITS * side)
+            table.append((1 << (orient.rotation // 90), packed))
+        by_rotation = {o.rotation: o for o in tile.orientations}
+        found = _TILE_INFO[id(tile)] = (tile, tuple(table), by_rotation)
+    return found
+
+
+def _tile_sides(tile: Tile) -> tuple[tuple[int, int], ...]:
+    return _tile_info(tile)[1]
+
+
+#: ``LINE_CELLS[side][position]``: the cells on the board line a frame goal at ``position`` (1..6) of
+#: the frame part on ``side`` points along (see `frame_line`); index 0 is unused.
+LINE_CELLS: tuple[tuple[frozenset[int], ...], ...] = tuple(
+    (frozenset(), *(frozenset(c for c in range(CELLS) if on_line(c, frame_line(side, pos))) for pos in range(1, 7)))
+    for side in range(4)
+)
+
+
+def _fit_mask(tile: Tile, needs: Needs, care: int) -> int:
+    """The rotations of ``tile`` whose sides show every code of ``needs``, as a mask (bit ``rotation // 90``)."""
+    mask = 0
+    for bit, packed in _tile_sides(tile):
+        if packed & care == needs:
+            mask |= bit
+    return mask
+
+
+#: ``PAIRS_BY_MASK[cell][mask]``: the (cell, rotation) pairs a rotation mask stands for, in rotation order.
+PAIRS_BY_MASK: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
+    tuple(tuple((cell, 90 * q) for q in range(4) if mask >> q & 1) for mask in range(16)) for cell in range(CELLS)
+)
+
+#: An open cell: the cell, what a tile there must show, which bits of that count, and the shared
+#: answers for that pattern (see `_answers`).
+OpenCell = tuple[int, Needs, int, dict[str, int]]
 
 
 @dataclass
@@ -101,7 +179,7 @@ class District:
         #: order, as of some build;
         #: `_built_since` lists the cells built after it (see `_frontier_needs`).  Both are never
         #: changed in place, so copies share them.
-        self._open: tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...] | None = None
+        self._open: tuple[OpenCell, ...] | None = None
         self._built_since: tuple[int, ...] = ()
 
     def copy(self) -> District:
@@ -177,20 +255,18 @@ class District:
         The same test as `_matches`, but worked out once per cell rather than
         once per orientation: `placements` is the engine's hottest loop.
         """
-        nbs = NEIGHBOURS[cell]
         orient = self.orient
-        code = 0
-        for side in range(4):
-            n = nbs[side]
-            if n is None:
-                code |= FRAME_CODE << (_SIDE_BITS * side)
-                continue
+        code = FRAME_NEEDS[cell]
+        for n, facing_side in FACING_NEIGHBOURS[cell]:
             other = orient[n]
             if other is not None:
-                code |= _codes(other)[2][(side + 2) % 4] << (_SIDE_BITS * side)
+                found = _CODES.get(id(other))
+                if found is None or found[0] is not other:
+                    found = _codes(other)
+                code |= found[3][facing_side]
         return code
 
-    def _frontier_needs(self) -> tuple[tuple[int, Needs, dict[str, tuple[int, ...]]], ...]:
+    def _frontier_needs(self) -> tuple[OpenCell, ...]:
         """The frontier with each cell's needs, kept up to date incrementally.
 
         A build changes only its own cell (no longer open) and its empty
@@ -216,63 +292,65 @@ class District:
         self._built_since = ()
         return open_cells
 
-    def _open_entry(self, cell: int) -> tuple[int, Needs, dict[str, tuple[int, ...]]]:
+    def _open_entry(self, cell: int) -> OpenCell:
         needs = self._needs(cell)
-        return (cell, needs, _answers(needs))
-
-    @staticmethod
-    def _fitting(tile: Tile, needs: Needs) -> tuple[int, ...]:
-        """The rotations of ``tile`` whose sides show every code of ``needs``."""
-        wanted = [(s, (needs >> (_SIDE_BITS * s)) & _SIDE_MASK) for s in range(4)]
-        wanted = [(s, c) for s, c in wanted if c]
-        out = []
-        for orient in tile.orientations:
-            own = _codes(orient)[1]
-            for s, c in wanted:
-                if own[s] != c:
-                    break
-            else:
-                out.append(orient.rotation)
-        return tuple(out)
+        care, answers = _answers(needs)
+        return (cell, needs, care, answers)
 
     def placements(self, tile: Tile) -> list[tuple[int, int]]:
         """Every (cell, rotation) where ``tile`` fits, in cell then rotation order."""
-        out = []
+        return self.placements_as(tile, PAIRS_BY_MASK)
+
+    def placements_as(self, tile: Tile, by_mask: Sequence[Sequence[tuple[T, ...]]]) -> list[T]:
+        """`placements`, each fitting cell given as ``by_mask[cell][rotation mask]`` (concatenated).
+
+        The engine passes a table of its ``build:<cell>:<rotation>`` actions,
+        so the hottest list of the game is made of ready strings with one
+        look-up per open cell, never a tuple or a name per placement.
+        """
+        out: list[T] = []
         tid = tile.id
-        for cell, needs, answers in self._frontier_needs():
-            rotations = answers.get(tid)
-            if rotations is None:
-                rotations = answers[tid] = self._fitting(tile, needs)
-            for rotation in rotations:
-                out.append((cell, rotation))
+        sides = None
+        for cell, needs, care, answers in self._frontier_needs():
+            mask = answers.get(tid)
+            if mask is None:  # a pattern this tile has not met yet: one & and == per orientation
+                if sides is None:
+                    sides = _tile_sides(tile)
+                mask = 0
+                for bit, packed in sides:
+                    if packed & care == needs:
+                        mask |= bit
+                answers[tid] = mask
+            if mask:
+                out += by_mask[cell][mask]
         return out
 
     def fits_rotation(self, tile: Tile, cell: int, rotation: int) -> bool:
         """Whether ``tile`` turned by ``rotation`` may be built on ``cell`` now (`fits`, from the frontier)."""
-        if self.cells[cell] is not None:
+        if self.cells[cell] is not None or rotation % 90 or not 0 <= rotation < 360:
             return False
-        for c, needs, answers in self._frontier_needs():
+        for c, needs, care, answers in self._frontier_needs():
             if c == cell:
-                rotations = answers.get(tile.id)
-                if rotations is None:
-                    rotations = answers[tile.id] = self._fitting(tile, needs)
-                return rotation in rotations
+                mask = answers.get(tile.id)
+                if mask is None:
+                    mask = answers[tile.id] = _fit_mask(tile, needs, care)
+                return bool(mask >> (rotation // 90) & 1)
         return False
 
     def can_place(self, tile: Tile) -> bool:
         tid = tile.id
-        for _, needs, answers in self._frontier_needs():
-            rotations = answers.get(tid)
-            if rotations is None:
-                rotations = answers[tid] = self._fitting(tile, needs)
-            if rotations:
+        for _, needs, care, answers in self._frontier_needs():
+            mask = answers.get(tid)
+            if mask is None:
+                mask = answers[tid] = _fit_mask(tile, needs, care)
+            if mask:
                 return True
         return False
 
     # ----- building --------------------------------------------------------------
     def place(self, tile: Tile, rotation: int, cell: int) -> list[Feature]:
         """Build ``tile`` (already checked with `fits`) and return the features it completes."""
-        orient = tile.orientation(rotation)
+        orient = _tile_info(tile)[2].get(rotation)
         assert orient is not None
         self.cells[cell] = (tile.id, rotation)
         self.orient[cell] = orient
@@ -283,11 +361,11 @@ class District:
             self._built_since = (*self._built_since, cell)
         self.placed += 1
         done: list[Feature] = []
-        seen: set[tuple[int, int]] = set()
+        seen: set[int] = set()
         for index, part in enumerate(tile.parts):
             if part.kind == VILLA:
                 self.counts["chimneys"] = self.count("chimneys") + part.chimneys
-            if (cell, index) in seen:
+            if cell * 4 + index in seen:
                 continue
             if part.kind in SINGLES:
                 done.append(Feature("single", part.kind, [cell]))
@@ -295,8 +373,8 @@ class District:
             group, closed = self._group(cell, index)
             seen.update(group)
             if closed:
-                cells = sorted({c for c, _ in group})
-                chimneys = sum(self._part(c, i).chimneys for c, i in group)
+                cells = sorted({k >> 2 for k in group})
+                chimneys = sum(self._part(k >> 2, k & 3).chimneys for k in group)
                 done.append(Feature(part.family, part.kind, cells, chimneys))
         for feature in done:
             self._record(feature)
@@ -307,25 +385,31 @@ class District:
         assert entry is not None
         return self.comp.tiles[entry[0]].parts[index]
 
-    def _group(self, cell: int, index: int) -> tuple[set[tuple[int, int]], bool]:
-        """The parts joined to part ``index`` on ``cell``, and whether none of them is open."""
-        group = {(cell, index)}
-        todo = [(cell, index)]
+    def _group(self, cell: int, index: int) -> tuple[set[int], bool]:
+        """The parts joined to part ``index`` on ``cell`` (each as ``cell * 4 + index``), and whether none is open."""
+        orients = self.orient
+        start = cell * 4 + index
+        group = {start}
+        todo = [start]
         closed = True
         while todo:
-            c, i = todo.pop()
-            orient = self.orient[c]
+            k = todo.pop()
+            c = k >> 2
+            orient = orients[c]
             assert orient is not None
-            for h in orient.part_halves[i]:
-                n = NEIGHBOURS[c][h // 2]
-                other = self.orient[n] if n is not None else None
-                if n is None or other is None:
+            nbs = NEIGHBOURS[c]
+            for h in orient.part_halves[k & 3]:
+                n = nbs[h >> 1]
+                other = orients[n] if n is not None else None
+                if other is None or n is None:  # the frame or an empty cell: this part is still open
                     closed = False
                     continue
                 j = other.part_at[FACING[h]]
-                if j >= 0 and (n, j) not in group:
-                    group.add((n, j))
-                    todo.append((n, j))
+                if j >= 0:
+                    key = n * 4 + j
+                    if key not in group:
+                        group.add(key)
+                        todo.append(key)
         return group, closed
 
     def _record(self, feature: Feature) -> None:
@@ -346,14 +430,24 @@ class District:
         features = self.features if completed is None else completed
         if not features:
             return []
+        # The cells of the features by kind: a goal is met when its line crosses any feature of its kind.
+        cells_by_kind: dict[str, set[int]] = {}
+        for f in features:
+            known = cells_by_kind.get(f.kind)
+            if known is None:
+                cells_by_kind[f.kind] = set(f.cells)
+            else:
+                known.update(f.cells)
         out = []
+        done = self.goals_done
+        frames = self.comp.frames
         for side, part_id in enumerate(self.frame):
-            for gi, goal in enumerate(self.comp.frames[part_id].goals):
-                if (side, gi) in self.goals_done:
+            for gi, goal in enumerate(frames[part_id].goals):
+                cells = cells_by_kind.get(goal.kind)
+                if cells is None or (side, gi) in done:
                     continue
-                line = frame_line(side, goal.position)
-                if any(f.kind == goal.kind and any(on_line(c, line) for c in f.cells) for f in features):
-                    self.goals_done.append((side, gi))
+                if not LINE_CELLS[side][goal.position].isdisjoint(cells):
+                    done.append((side, gi))
                     out.append((side, gi, goal.vp))
         return out
 

@@ -28,10 +28,9 @@ STORE_VALUE = -1.0
 def placement_value(district: District, tile: Tile, cell: int, rotation: int, banners: frozenset[int]) -> float:
     """How much the bot likes building ``tile`` on ``cell`` turned by ``rotation``."""
     trial = district.copy()
-    before_goals = trial.frame_vp()
     done = trial.place(tile, rotation, cell)
-    trial.new_goals()
-    value = float(trial.frame_vp() - before_goals)
+    # The frame points the build adds: exactly what `new_goals` marks met now (frame_vp after minus before).
+    value = float(sum(vp for _, _, vp in trial.new_goals()))
     for f in done:
         if f.family == "landscape":
             value += 2 + len(f.cells)

@@ -28,12 +28,17 @@ class Player:
 
     def copy(self) -> Player:
         other = Player.__new__(Player)
-        for name in Player.__slots__:
-            setattr(other, name, getattr(self, name))
         other.district = self.district.copy()
         other.wares = dict(self.wares)
+        other.coins = self.coins
+        other.bread = self.bread
+        other.vp = self.vp
+        other.steps = self.steps
+        other.stamp = self.stamp
         other.stored = list(self.stored)
         other.fountains = list(self.fountains)
+        other.discs = self.discs
+        other.pos = self.pos
         return other
 
     def to_json(self) -> dict[str, Any]:

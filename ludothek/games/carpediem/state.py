@@ -9,6 +9,8 @@ lists the notation.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from ludothek.engine import (
@@ -60,6 +62,47 @@ BUILD_ACTIONS: dict[tuple[int, int], str] = {
 MOVE_ACTIONS = tuple(f"move:{t + 1}" for t in range(64))
 #: The other way round: a well-formed build action's cell and rotation.
 BUILD_PARSED: dict[str, tuple[int, int]] = {name: key for key, name in BUILD_ACTIONS.items()}
+#: ``BUILD_BY_MASK[cell][mask]``: the build actions on ``cell`` for a mask of rotations (bit ``rotation // 90``),
+#: the table `District.placements_as` reads so that a placement list is made of ready strings.
+BUILD_BY_MASK: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(BUILD_ACTIONS[cell, 90 * q] for q in range(4) if mask >> q & 1) for mask in range(16))
+    for cell in range(36)
+)
+#: ``move:<space>:bread`` and ``place:<space>`` by the 0-based space.
+MOVE_BREAD_ACTIONS = tuple(f"move:{t + 1}:bread" for t in range(64))
+PLACE_ACTIONS = tuple(f"place:{t + 1}" for t in range(64))
+#: The stages whose decision is a build (checked against the district's frontier, see `_validate`).
+BUILD_STAGES = ("build", "sealbuild")
+#: Every kind of part a completed feature may have (checked after each reward).
+FEATURE_KINDS = frozenset((*LANDSCAPES, *DWELLINGS, *SINGLES, VILLA))
+
+#: History entries are immutable, so a public action's entry is made once per (seat, action) and shared:
+#: building a frozen entry costs more than the rest of a simple action's bookkeeping.
+_ENTRIES: dict[tuple[int, str], HistoryEntry] = {}
+_ENTRIES_MAX = 50_000
+
+
+@cache
+def circle_table(rows: int, cols: int) -> tuple[tuple[int, int, str, str], ...]:
+    """Every circle of a scoring grid with its name and its ``disc:`` action: (a, b, "a-b", "disc:a-b")."""
+    return tuple((a, b, circle_name(a, b), f"disc:{circle_name(a, b)}") for a, b in circle_pairs(rows, cols))
+
+
+def _uniform_pick(items: Sequence[str], rng: random.Random) -> str:
+    """The item `State.sample_outcome` draws from equally likely outcomes, with the same single ``rng.random()``.
+
+    Walking the same running sum of ``1 / n`` gives the very same item as the
+    contract's default, so seeded games stay the same, without building the
+    outcome strings and pairs first.
+    """
+    p = 1.0 / len(items)
+    x = rng.random()
+    acc = 0.0
+    for item in items:
+        acc += p
+        if x < acc:
+            return item
+    return items[-1]
 
 
 StartLists = tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[str, ...]], tuple[str, ...], tuple[str, ...]]
@@ -125,24 +168,39 @@ class CarpeDiemState(State):
         self.stamp_counter = 0
         self.final: list[int] | None = None
         self.actor = -1  # the seat whose decision is due in turn stages
+        #: The legal actions last asked for: (history length, stage, actions); see `_legal_now`.
+        self._memo_legal: tuple[int, str, list[str]] | None = None
 
     # ----- helpers -----------------------------------------------------------------
     def clone(self) -> CarpeDiemState:
+        """An independent copy: every container is copied (spelled out, the bots' search clones at every iteration)."""
         other = CarpeDiemState.__new__(CarpeDiemState)
         other.__dict__.update(self.__dict__)
-        other.__dict__.pop("_memo_legal", None)  # a copy may be changed in place (resample_hidden)
+        other._memo_legal = None  # a copy may be changed in place (resample_hidden)
         other._history = list(self._history)
         other.options = dict(self.options)
         other.players = [p.copy() for p in self.players]
-        for name in ("boards_left", "frames_left", "pending_boards", "slots", "deal_slots", "light_left",
-                     "dark_left", "seal", "taken", "removed", "pending", "fbottom", "fdrawn", "order", "cards_due"):
-            setattr(other, name, list(getattr(self, name)))
+        other.boards_left = list(self.boards_left)
+        other.frames_left = list(self.frames_left)
+        other.pending_boards = list(self.pending_boards)
         other.pending_frames = [list(f) for f in self.pending_frames]
+        other.slots = list(self.slots)
+        other.deal_slots = list(self.deal_slots)
         other.deal_letters = dict(self.deal_letters)
         other.cards_left = {k: list(v) for k, v in self.cards_left.items()}
         other.discs = dict(self.discs)
+        other.light_left = list(self.light_left)
+        other.dark_left = list(self.dark_left)
+        other.seal = list(self.seal)
         other.rondel = [list(r) for r in self.rondel]
+        other.taken = list(self.taken)
+        other.removed = list(self.removed)
+        other.pending = list(self.pending)
         other.fdeck = dict(self.fdeck)
+        other.fbottom = list(self.fbottom)
+        other.fdrawn = list(self.fdrawn)
+        other.order = list(self.order)
+        other.cards_due = list(self.cards_due)
         other.final = list(self.final) if self.final is not None else None
         return other
 
@@ -159,8 +217,14 @@ class CarpeDiemState(State):
         return list(circle_pairs(self.comp.rules.grid_rows, self.comp.rules.grid_cols))
 
     def free_circles(self) -> list[tuple[int, int]]:
-        return [(a, b) for a, b in self.circles()
-                if self.slots[a] is not None and self.slots[b] is not None and circle_name(a, b) not in self.discs]
+        return [(a, b) for a, b, _, _ in self._free_circle_rows()]
+
+    def _free_circle_rows(self) -> list[tuple[int, int, str, str]]:
+        """The circles between two dealt cards without a disc, with their names and actions (see `circle_table`)."""
+        slots, discs = self.slots, self.discs
+        rules = self.comp.rules
+        return [row for row in circle_table(rules.grid_rows, rules.grid_cols)
+                if slots[row[0]] is not None and slots[row[1]] is not None and row[2] not in discs]
 
     def banner_order(self) -> list[int]:
         """Seats from the front of the banner track to the back; on one space the top disc first."""
@@ -214,34 +278,35 @@ class CarpeDiemState(State):
         return self.actor if kind is None else kind
 
     def legal_actions(self) -> list[str]:
-        """The legal actions, built afresh; the next move's check reuses them (see `_memo_legal_now`)."""
-        legal = self._legal_actions()
-        history = self._history
-        self._memo_legal = (len(history), history[-1] if history else None, self.stage, legal)
+        """The legal actions, built afresh; the next move's check reuses them (see `_legal_now`)."""
+        st = self.stage
+        if st == "build":  # the most frequent decision, and the longest list: no further call
+            assert self.held is not None
+            legal = self.players[self.actor].district.placements_as(self.comp.tiles[self.held], BUILD_BY_MASK)
+            legal.append("store")
+        else:
+            legal = self._legal_actions()
+        self._memo_legal = (len(self._history), st, legal)
         return legal
 
-    def _memo_legal_now(self) -> list[str] | None:
-        """The legal actions a bot or player just asked for, if still for this position.
+    def _legal_now(self) -> list[str]:
+        """The legal actions a bot or player just asked for if still for this position, else built now.
 
         A bot asks for the list and then plays one of it, which is checked
         against the same list: building it once saves a third of the engine's
-        time.  The memo is keyed by the history's length and last entry (each
-        applied action appends a new entry object) and the stage.
+        time.  The memo is keyed by the history's length (every applied action
+        and undo adds an entry; a clone starts without a memo) and the stage.
         """
-        memo = self.__dict__.get("_memo_legal")
-        history = self._history
-        if (memo is not None and memo[0] == len(history) and memo[1] is (history[-1] if history else None)
-                and memo[2] == self.stage):
-            legal: list[str] = memo[3]
-            return legal
-        return None
+        memo = self._memo_legal
+        if memo is not None and memo[0] == len(self._history) and memo[1] == self.stage:
+            return memo[2]
+        return self.legal_actions()
 
     def _legal_actions(self) -> list[str]:
         st = self.stage
         if st == "build":  # the most frequent decisions first
             assert self.held is not None
-            names = BUILD_ACTIONS
-            acts = [names[c, r] for c, r in self.players[self.actor].district.placements(self.comp.tiles[self.held])]
+            acts = self.players[self.actor].district.placements_as(self.comp.tiles[self.held], BUILD_BY_MASK)
             acts.append("store")
             return acts
         if st == "move":
@@ -249,7 +314,8 @@ class CarpeDiemState(State):
             normal = self.move_targets(seat)
             acts = [MOVE_ACTIONS[t] for t in normal]
             if self.players[seat].bread > 0:
-                acts += [f"move:{t + 1}:bread" for t in range(len(self.rondel)) if self.rondel[t] and t not in normal]
+                rondel = self.rondel
+                acts += [MOVE_BREAD_ACTIONS[t] for t in range(len(rondel)) if rondel[t] and t not in normal]
             return acts
         if st == "take":
             pos = self.players[self.actor].pos
@@ -273,7 +339,7 @@ class CarpeDiemState(State):
         p = self.players[seat]
         if st == "place":
             used = {q.pos for q in self.players}
-            return [f"place:{s + 1}" for s in range(len(self.rondel)) if s not in used]
+            return [PLACE_ACTIONS[s] for s in range(len(self.rondel)) if s not in used]
         if st == "move":
             normal = self.move_targets(seat)
             acts = [f"move:{t + 1}" for t in normal]
@@ -283,10 +349,9 @@ class CarpeDiemState(State):
         if st == "take":
             assert p.pos is not None
             return [f"take:{t}" for t in self.rondel[p.pos]]
-        if st in ("build", "sealbuild"):
+        if st in BUILD_STAGES:
             assert self.held is not None
-            names = BUILD_ACTIONS
-            acts = [names[c, r] for c, r in p.district.placements(self.comp.tiles[self.held])]
+            acts = p.district.placements_as(self.comp.tiles[self.held], BUILD_BY_MASK)
             return [*acts, "store"] if st == "build" else acts
         if st == "freturn":
             if len(self.fdrawn) < 2:
@@ -296,7 +361,7 @@ class CarpeDiemState(State):
         if st == "seal":
             return [f"seal:{t}" for t in self.placeable_seals(seat)]
         if st == "disc":
-            return [f"disc:{circle_name(a, b)}" for a, b in self.free_circles()]
+            return [row[3] for row in self._free_circle_rows()]
         if st == "card":
             return [f"card:{slot}:{mode}" for slot in self.cards_due for mode in self.card_modes(seat, slot)]
         raise AssertionError(st)  # pragma: no cover
@@ -349,7 +414,9 @@ class CarpeDiemState(State):
         """
         st = self.stage
         if st == "reveal":
-            return "tile:" + rng.choice(self._reveal_stack())
+            stack = (self.dark_left if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1
+                     else self.light_left)  # `_reveal_stack`, spelled out on the hot path
+            return "tile:" + rng.choice(stack)
         if st == "deal":
             x = rng.randrange(sum(self.deal_letters.values()))
             for L in "ABCD":
@@ -363,6 +430,12 @@ class CarpeDiemState(State):
                 if x < n:
                     return "fountain:" + kind
                 x -= n
+        # The uniform setup draws: the contract's own way of drawing (one rng.random() walked over the
+        # outcomes), without making every outcome's string first.
+        if st == "board" and self.boards_left:
+            return "board:" + _uniform_pick(self.boards_left, rng)
+        if st == "frame" and self.frames_left:
+            return "frame:" + _uniform_pick(self.frames_left, rng)
         return super().sample_outcome(rng)
 
     def _visibility(self, action: str) -> frozenset[int] | None:
@@ -372,7 +445,7 @@ class CarpeDiemState(State):
 
     def _validate(self, action: str) -> None:
         """Check a build directly (the full list of placements is only needed to show it)."""
-        if action.startswith("build:") and self.stage in ("build", "sealbuild") and self.held is not None:
+        if action.startswith("build:") and self.stage in BUILD_STAGES and self.held is not None:
             parsed = BUILD_PARSED.get(action)
             if parsed is not None:  # well formed: the district's frontier knows whether it fits
                 if self.players[self.actor].district.fits_rotation(self.comp.tiles[self.held], *parsed):
@@ -401,10 +474,7 @@ class CarpeDiemState(State):
             if not ok:
                 raise IllegalAction(self.explain_illegal(action))
             return
-        legal = self._memo_legal_now()
-        if legal is None:
-            super()._validate(action)
-        elif action not in legal:
+        if action not in self._legal_now():
             raise IllegalAction(self.explain_illegal(action))
 
     def explain_illegal(self, action: str) -> str:
@@ -442,24 +512,64 @@ class CarpeDiemState(State):
         head, _, arg = action.partition(":")
         HANDLERS[head](self, arg)
 
-    def _apply_checked(self, action: str, seat: int | None) -> None:
+    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
         """The contract's checked apply with the same checks, in fewer calls: bots' and replays' hot path.
 
         Anything unusual (not a string, the game over, out of turn) goes to
         the engine's own version, which raises its refusal; otherwise it is
-        the same sequence: validate, apply, record with the chance outcome's
-        visibility.
+        the contract's sequence: validate, apply, record with the chance
+        outcome's visibility.  With ``names`` the engine's version sets the
+        names for refusals and comes back here through `_apply_checked`.
         """
-        kind = STAGE_PLAYER.get(self.stage)
+        if names is not None:
+            super().apply_action(action, seat, names)
+            return
+        st = self.stage
+        kind = STAGE_PLAYER.get(st)
         player = self.actor if kind is None else kind
         if type(action) is not str or player == TERMINAL or (seat is not None and seat != player):
-            super()._apply_checked(action, seat)
+            State._apply_checked(self, action, seat)  # raises the contract's refusal
             return
-        self._validate(action)
-        visible_to = self._visibility(action) if player == CHANCE else None
         head, _, arg = action.partition(":")
-        HANDLERS[head](self, arg)
-        self._history.append(HistoryEntry(player, action, visible_to))
+        if st == "reveal":  # a third of all actions: checked by finding the tile in its stack (`_reveal_stack`)
+            stack = (self.dark_left if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1
+                     else self.light_left)
+            try:
+                index = stack.index(arg) if head == "tile" else -1
+            except ValueError:
+                index = -1
+            if index < 0:
+                raise IllegalAction(self.explain_illegal(action))
+            del stack[index]
+            self._revealed(arg)
+        else:
+            if kind is None and head != "build":
+                memo = self._memo_legal  # `_legal_now`, spelled out on the hot path
+                if memo is not None and memo[0] == len(self._history) and memo[1] == st:
+                    legal = memo[2]
+                else:
+                    legal = self.legal_actions()
+                if action not in legal:
+                    raise IllegalAction(self.explain_illegal(action))
+            else:
+                self._validate(action)
+            if player == CHANCE:
+                visible_to = self._visibility(action)
+                if visible_to is not None:
+                    HANDLERS[head](self, arg)
+                    self._history.append(HistoryEntry(player, action, visible_to))
+                    return
+            HANDLERS[head](self, arg)
+        key = (player, action)
+        entry = _ENTRIES.get(key)
+        if entry is None:
+            if len(_ENTRIES) >= _ENTRIES_MAX:
+                _ENTRIES.clear()
+            entry = _ENTRIES[key] = HistoryEntry(player, action, None)
+        self._history.append(entry)
+
+    def _apply_checked(self, action: str, seat: int | None) -> None:
+        self.apply_action(action, seat)
 
     def _do_start(self, arg: str) -> None:
         self.start = int(arg)
@@ -498,7 +608,7 @@ class CarpeDiemState(State):
         card = self.comp.cards[arg]
         self.cards_left[card.letter].remove(arg)
         self.deal_letters[card.letter] -= 1
-        slot = self.deal_slots[sum(1 for s in self.slots if s is not None)]
+        slot = self.deal_slots[len(self.slots) - self.slots.count(None)]  # the next space in dealing order
         self.slots[slot] = arg
         if sum(self.deal_letters.values()) == 0:
             self.stage = "place"
@@ -519,6 +629,10 @@ class CarpeDiemState(State):
 
     def _do_tile(self, arg: str) -> None:
         self._reveal_stack().remove(arg)
+        self._revealed(arg)
+
+    def _revealed(self, arg: str) -> None:
+        """Put the tile just taken from its stack on the seal spaces or the rondel."""
         rules = self.comp.rules
         if self.reveal_target == "seal":
             self.seal.append(arg)
@@ -581,7 +695,7 @@ class CarpeDiemState(State):
     def _reward(self, seat: int, features: list[Feature]) -> None:
         """Give the rewards of features completed by one tile; fountains and craftsmen wait in `pending`."""
         p = self.players[seat]
-        for f in sorted(features, key=lambda f: REWARD_ORDER[f.family]):
+        for f in sorted(features, key=lambda f: REWARD_ORDER[f.family]) if len(features) > 1 else features:
             if f.kind in LANDSCAPES:
                 ware = LANDSCAPES[f.kind]
                 p.wares[ware] += len(f.cells) - 1
@@ -601,7 +715,7 @@ class CarpeDiemState(State):
                 p.bread += 1
             elif f.kind == "fountain":
                 self.pending.append("fountain")
-        assert all(f.kind in (*LANDSCAPES, *DWELLINGS, *SINGLES, VILLA) for f in features)
+        assert all(f.kind in FEATURE_KINDS for f in features)
 
     def _continue_turn(self) -> None:
         """Give the next waiting reward, or end the turn."""
