@@ -56,3 +56,6 @@ def search_evaluate(state: State, seat: int) -> float:
 #: development.  Tried on the same five seeds at 300 iterations against random: margin 0.5 and par 25
 #: averaged 16 points, these 26.
 SEARCH = {"scale": 6.0, "margin": 0.8, "par": 30.0, "margin_scale": 6.0, "rollout_depth": 16, "exploration": 0.5}
+
+
+from .policy import policy  # noqa: E402  (the fast policy: easy, medium's hint, hard's rollouts)
