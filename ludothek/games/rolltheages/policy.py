@@ -50,6 +50,12 @@ COIN = 0.16
 FAMINE = 1.0
 #: Points a stored food beyond this turn's needs is worth (next turns' feeding), up to one more turn's need.
 SPARE_FOOD = 0.3
+#: The lead over every other seat needed to end the game with a fifth development.
+LEAD_TO_END = 2
+#: From this round on a leading seat ends the game when it can, even if nobody else is close.
+LAST_ROUND = 99
+#: The least value (points plus effect) of the first, second, third and fourth development bought.
+THRESHOLDS = (2.5, 3.0, 4.0, 5.0)
 #: Cities to reach before monuments come first.
 EARLY_CITIES = 5
 
@@ -344,10 +350,15 @@ def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
         else:
             dev = action.split(":")[1]
             mine = board.score() + DEVELOPMENT_BY_ID[dev].points
-            if any(b.score() >= mine - 2 for s, b in enumerate(boards) if s != seat):
+            others = [b for s, b in enumerate(boards) if s != seat]
+            if any(b.score() >= mine - LEAD_TO_END for b in others):
+                return "done"
+            # ahead: end only when the others are about to end it anyway, else keep scoring
+            near = any(len(b.developments) >= END_DEVELOPMENTS - 1 for b in others)
+            if not near and state.round < LAST_ROUND:  # type: ignore[attr-defined]
                 return "done"
         return action
-    threshold = (2.5, 3.0, 4.0, 5.0)[owned]
+    threshold = THRESHOLDS[owned]
     return action if value >= threshold else "done"
 
 
