@@ -56,6 +56,11 @@ LEAD_TO_END = 2
 LAST_ROUND = 99
 #: The least value (points plus effect) of the first, second, third and fourth development bought.
 THRESHOLDS = (2.5, 3.0, 4.0, 5.0)
+#: How much better (in points) a fresh die must be expected to do before a die is rolled again.
+REROLL_MARGIN = 0.05
+#: Points per coin paid beyond a development's cost (no change is given) and per coin of goods spent.
+OVERPAY = 0.03
+SPEND = 0.02
 #: Cities to reach before monuments come first.
 EARLY_CITIES = 5
 
@@ -186,29 +191,32 @@ def _fresh_value(rest: tuple[str, ...], ctx: tuple[object, ...]) -> float:
 
 
 def _reroll_choice(dice: list[str], rerollable: tuple[str, ...], ctx: tuple[object, ...]) -> list[str]:
-    """The dice to roll again: each whose expected replacement beats it, judged one die at a time."""
-    dice_t = tuple(sorted(dice))
-    now = _utility(dice_t, ctx)
-    gains: list[tuple[float, str]] = []
-    seen: set[str] = set()
-    for f in rerollable:
-        if f in seen:
-            continue
-        seen.add(f)
-        rest = list(dice_t)
-        rest.remove(f)
-        gain = _fresh_value(tuple(rest), ctx) - now
-        if gain > 0.05:
-            gains.append((gain, f))
-    if not gains:
-        return []
-    gains.sort(reverse=True)
-    chosen: list[str] = []
+    """The dice to roll again, chosen one at a time while a fresh die is expected to beat the worst kept one.
+
+    Each die chosen for the re-roll is left out when the next is judged, so
+    that three food dice are not all thrown away because any one of them is
+    spare.
+    """
+    kept = tuple(sorted(dice))
     pool = list(rerollable)
-    for _, f in gains:
-        while f in pool:
-            pool.remove(f)
-            chosen.append(f)
+    chosen: list[str] = []
+    while pool:
+        now = _utility(kept, ctx)
+        best: tuple[float, str] | None = None
+        for f in set(pool):
+            rest = list(kept)
+            rest.remove(f)
+            gain = _fresh_value(tuple(rest), ctx) - now
+            if gain > REROLL_MARGIN and (best is None or gain > best[0]):
+                best = (gain, f)
+        if best is None:
+            break
+        f = best[1]
+        pool.remove(f)
+        chosen.append(f)
+        rest = list(kept)
+        rest.remove(f)
+        kept = tuple(rest)
     return chosen
 
 
@@ -336,7 +344,8 @@ def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
                 else:
                     i = GOOD_INDEX[item]
                     spent += GOODS[i].values[board.goods[i]]
-        value -= 0.12 * spent
+        coins: int = state.coins  # type: ignore[attr-defined]
+        value -= SPEND * spent + OVERPAY * max(0, coins + spent - DEVELOPMENT_BY_ID[dev].cost)
         if best is None or value > best[0]:
             best = (value, action)
     if best is None:
