@@ -185,25 +185,32 @@ def _utility(dice: tuple[str, ...], ctx: tuple[object, ...]) -> float:
     return value + best_split
 
 
+@lru_cache(maxsize=65536)
 def _fresh_value(rest: tuple[str, ...], ctx: tuple[object, ...]) -> float:
     """The expected utility of ``rest`` plus one freshly rolled die."""
     return sum(_utility(tuple(sorted(rest + (f,))), ctx) for f in FACE_IDS) / len(FACE_IDS)
 
 
 def _reroll_choice(dice: list[str], rerollable: tuple[str, ...], ctx: tuple[object, ...]) -> list[str]:
+    """The dice to roll again (see `_reroll_faces`)."""
+    return list(_reroll_faces(tuple(sorted(dice)), tuple(sorted(rerollable)), ctx))
+
+
+@lru_cache(maxsize=65536)
+def _reroll_faces(dice: tuple[str, ...], rerollable: tuple[str, ...], ctx: tuple[object, ...]) -> tuple[str, ...]:
     """The dice to roll again, chosen one at a time while a fresh die is expected to beat the worst kept one.
 
     Each die chosen for the re-roll is left out when the next is judged, so
     that three food dice are not all thrown away because any one of them is
     spare.
     """
-    kept = tuple(sorted(dice))
+    kept = dice
     pool = list(rerollable)
     chosen: list[str] = []
     while pool:
         now = _utility(kept, ctx)
         best: tuple[float, str] | None = None
-        for f in set(pool):
+        for f in sorted(set(pool)):
             rest = list(kept)
             rest.remove(f)
             gain = _fresh_value(tuple(rest), ctx) - now
@@ -217,7 +224,7 @@ def _reroll_choice(dice: list[str], rerollable: tuple[str, ...], ctx: tuple[obje
         rest = list(kept)
         rest.remove(f)
         kept = tuple(rest)
-    return chosen
+    return tuple(chosen)
 
 
 def _roll_action(faces: list[str], legal: list[str], prefix: str) -> str | None:
