@@ -49,7 +49,7 @@ COIN = 0.16
 #: Points lost per famine (each unfed city is a point).
 FAMINE = 1.0
 #: Points a stored food beyond this turn's needs is worth (next turns' feeding), up to one more turn's need.
-SPARE_FOOD = 0.3
+SPARE_FOOD = 0.6
 #: The lead over every other seat needed to end the game with a fifth development.
 LEAD_TO_END = 2
 #: From this round on a leading seat ends the game when it can, even if nobody else is close.
@@ -61,6 +61,9 @@ REROLL_MARGIN = 0.05
 #: Points per coin paid beyond a development's cost (no change is given) and per coin of goods spent.
 OVERPAY = 0.03
 SPEND = 0.02
+#: Food to keep in store after feeding, per city, when the two-way dice can give it (a bad roll next
+#: turn then costs no famine).
+FOOD_BUFFER = 0.5
 #: Cities to reach before monuments come first.
 EARLY_CITIES = 5
 
@@ -283,7 +286,7 @@ def _choose_food(state: object, board: Board, legal: list[str]) -> str:
         n = choice
     else:
         per = 2 + agri
-        n = max(0, -(-short // per))  # feed the cities; the rest builds points
+        n = max(0, -(-(short + int(FOOD_BUFFER * board.cities)) // per))  # feed the cities; the rest builds
     n = min(n, choice)
     return f"food:{n}"
 
