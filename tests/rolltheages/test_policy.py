@@ -9,7 +9,7 @@ import pytest
 
 from ludothek import engine
 from ludothek.engine import CHANCE, State, sample_chance
-from ludothek.games.rolltheages.policy import _reroll_choice, _context, policy
+from ludothek.games.rolltheages.policy import _context, _reroll_choice, policy
 from ludothek.games.rolltheages.rules import RollState
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+from ludothek.engine import State
+
 from .board import Board
 from .components import (
     CAPACITY,
@@ -28,16 +30,15 @@ from .components import (
     END_DEVELOPMENTS,
     FACE_BY_ID,
     FACE_IDS,
-    GOOD_IDS,
     GOOD_INDEX,
     GOODS,
     GREAT_WALL,
     MONUMENT_BY_ID,
-    SKULL_FACE,
     SOLO_ROUNDS,
     START_CITIES,
 )
 from .notation import CITY, FOOD, faces_text, sort_faces
+from .rules import BUILD, BUY, CHOOSE, DISCARD, LEADER, REROLL, RollState
 
 #: Points a worker is worth while something is left to build (a monument's first points per worker are
 #: 0.4–0.8; a city is a die for the rest of the game).
@@ -68,11 +69,11 @@ FOOD_BUFFER = 0.5
 EARLY_CITIES = 5
 
 
-def _rounds_left(state: object) -> float:
+def _rounds_left(state: RollState) -> float:
     """A rough guess of the rounds still to play, for the value of lasting effects."""
-    boards: list[Board] = state.boards  # type: ignore[attr-defined]
-    if getattr(state, "solo", False):
-        return float(max(1, SOLO_ROUNDS - state.round + 1))  # type: ignore[attr-defined]
+    boards = state.boards
+    if state.solo:
+        return float(max(1, SOLO_ROUNDS - state.round + 1))
     most = max(len(b.developments) for b in boards)
     return max(1.0, 2.5 * (END_DEVELOPMENTS - most))
 
@@ -98,21 +99,21 @@ _EFFECT = {
 }
 
 
-def _build_capacity(state: object, board: Board) -> int:
+def _build_capacity(state: RollState, board: Board) -> int:
     """Workers the board can still use: the cities left and every unfinished monument."""
     left = 0
     cost = board.next_city_cost()
     if cost is not None:
         left += cost - board.city_work
         left += sum(CITY_COSTS[board.cities - START_CITIES + 1:])
-    for m in state.monuments:  # type: ignore[attr-defined]
+    for m in state.monuments:
         left += board.monument_remaining(m)
     return left
 
 
-def _disaster_costs(state: object, board: Board) -> tuple[float, ...]:
+def _disaster_costs(state: RollState, board: Board) -> tuple[float, ...]:
     """Points lost by the roller for 0..7 skulls (a pestilence that hits the others counts as a gain)."""
-    solo = getattr(state, "solo", False)
+    solo = state.solo
     costs = [0.0, 0.0]
     costs.append(0.0 if board.has("irrigation") else 2.0)
     if solo:
@@ -125,7 +126,7 @@ def _disaster_costs(state: object, board: Board) -> tuple[float, ...]:
     return tuple(costs)
 
 
-def _context(state: object, board: Board) -> tuple[object, ...]:
+def _context(state: RollState, board: Board) -> tuple[object, ...]:
     """Everything `_utility` needs about the situation, as a hashable key."""
     capacity = _build_capacity(state, board)
     money_goods = board.goods_value()
@@ -191,7 +192,7 @@ def _utility(dice: tuple[str, ...], ctx: tuple[object, ...]) -> float:
 @lru_cache(maxsize=65536)
 def _fresh_value(rest: tuple[str, ...], ctx: tuple[object, ...]) -> float:
     """The expected utility of ``rest`` plus one freshly rolled die."""
-    return sum(_utility(tuple(sorted(rest + (f,))), ctx) for f in FACE_IDS) / len(FACE_IDS)
+    return sum(_utility(tuple(sorted((*rest, f))), ctx) for f in FACE_IDS) / len(FACE_IDS)
 
 
 def _reroll_choice(dice: list[str], rerollable: tuple[str, ...], ctx: tuple[object, ...]) -> list[str]:
@@ -235,19 +236,18 @@ def _roll_action(faces: list[str], legal: list[str], prefix: str) -> str | None:
     return action if action in legal else None
 
 
-def policy(state: object, rng: random.Random) -> str:
+def policy(state: State, rng: random.Random) -> str:
     """A quick, sensible action for the seat to move (see the module docstring)."""
-    from .rules import BUILD, BUY, CHOOSE, DISCARD, LEADER, REROLL
-
-    legal = state.legal_actions()  # type: ignore[attr-defined]
+    assert isinstance(state, RollState)
+    legal = state.legal_actions()
     if len(legal) == 1:
         return str(legal[0])
-    phase = state.phase  # type: ignore[attr-defined]
-    seat = state.current_player()  # type: ignore[attr-defined]
-    board: Board = state.boards[seat]  # type: ignore[attr-defined]
+    phase = state.phase
+    seat = state.current_player()
+    board: Board = state.boards[seat]
     if phase == REROLL:
         ctx = _context(state, board)
-        faces = _reroll_choice(state.dice, state.rerollable(), ctx)  # type: ignore[attr-defined]
+        faces = _reroll_choice(state.dice, state.rerollable(), ctx)
         if faces:
             action = _roll_action(faces, legal, "roll:")
             if action is not None:
@@ -255,7 +255,7 @@ def policy(state: object, rng: random.Random) -> str:
         return "done"
     if phase == LEADER:
         ctx = _context(state, board)
-        faces = _reroll_choice(state.dice, tuple(state.dice), ctx)  # type: ignore[attr-defined]
+        faces = _reroll_choice(state.dice, tuple(state.dice), ctx)
         if faces:
             action = "lead:" + faces[0]
             if action in legal:
@@ -276,8 +276,8 @@ def policy(state: object, rng: random.Random) -> str:
     return rng.choice(legal)
 
 
-def _choose_food(state: object, board: Board, legal: list[str]) -> str:
-    dice: list[str] = state.dice  # type: ignore[attr-defined]
+def _choose_food(state: RollState, board: Board, legal: list[str]) -> str:
+    dice: list[str] = state.dice
     agri = board.param("agriculture", "bonus")
     food = board.food + sum(FACE_BY_ID[f].food + (agri if FACE_BY_ID[f].food else 0) for f in dice)
     short = board.cities - food
@@ -291,20 +291,20 @@ def _choose_food(state: object, board: Board, legal: list[str]) -> str:
     return f"food:{n}"
 
 
-def _build(state: object, board: Board, legal: list[str], seat: int) -> str:
-    workers: int = state.workers  # type: ignore[attr-defined]
+def _build(state: RollState, board: Board, legal: list[str], seat: int) -> str:
+    workers: int = state.workers
     if workers <= 0:
         return "done"
-    first: dict[str, int] = state.first  # type: ignore[attr-defined]
-    boards: list[Board] = state.boards  # type: ignore[attr-defined]
+    first: dict[str, int] = state.first
+    boards: list[Board] = state.boards
     best: tuple[float, str] | None = None
     cost = board.next_city_cost()
-    for m in state.monuments:  # type: ignore[attr-defined]
+    for m in state.monuments:
         left = board.monument_remaining(m)
         if not left:
             continue
         monument = MONUMENT_BY_ID[m]
-        worth = monument.first if m not in first else monument.later
+        worth = float(monument.first if m not in first else monument.later)
         if worth <= 0:
             continue
         n = min(left, workers)
@@ -334,11 +334,11 @@ def _build(state: object, board: Board, legal: list[str], seat: int) -> str:
     return works[-1] if works else "done"
 
 
-def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
+def _buy(state: RollState, board: Board, legal: list[str], seat: int) -> str:
     rounds_left = _rounds_left(state)
     owned = len(board.developments)
-    boards: list[Board] = state.boards  # type: ignore[attr-defined]
-    solo = getattr(state, "solo", False)
+    boards: list[Board] = state.boards
+    solo = state.solo
     best: tuple[float, str] | None = None
     for action in legal:
         if not action.startswith("buy:"):
@@ -354,7 +354,7 @@ def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
                 else:
                     i = GOOD_INDEX[item]
                     spent += GOODS[i].values[board.goods[i]]
-        coins: int = state.coins  # type: ignore[attr-defined]
+        coins: int = state.coins
         value -= SPEND * spent + OVERPAY * max(0, coins + spent - DEVELOPMENT_BY_ID[dev].cost)
         if best is None or value > best[0]:
             best = (value, action)
@@ -364,7 +364,7 @@ def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
     if owned + 1 >= END_DEVELOPMENTS:
         # the fifth development ends the game: only when that is good for us
         if solo:
-            if state.round < SOLO_ROUNDS:  # type: ignore[attr-defined]
+            if state.round < SOLO_ROUNDS:
                 return "done"
         else:
             dev = action.split(":")[1]
@@ -374,7 +374,7 @@ def _buy(state: object, board: Board, legal: list[str], seat: int) -> str:
                 return "done"
             # ahead: end only when the others are about to end it anyway, else keep scoring
             near = any(len(b.developments) >= END_DEVELOPMENTS - 1 for b in others)
-            if not near and state.round < LAST_ROUND:  # type: ignore[attr-defined]
+            if not near and state.round < LAST_ROUND:
                 return "done"
         return action
     threshold = THRESHOLDS[owned]
@@ -393,4 +393,4 @@ def _discard(board: Board, legal: list[str]) -> str:
     return best[1]
 
 
-__all__ = ["GOOD_IDS", "SKULL_FACE", "development_value", "policy"]
+__all__ = ["development_value", "policy"]

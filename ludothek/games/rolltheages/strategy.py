@@ -73,4 +73,3 @@ SEARCH = {"scale": 6.0, "margin": 0.8, "par": 30.0, "margin_scale": 6.0, "rollou
           "policy_share": 1.0, "prior": 20}
 
 
-from .policy import policy  # noqa: E402  (the fast policy: easy, medium's hint, hard's rollouts)
