@@ -53,3 +53,9 @@ def test_a_starving_empire_keeps_its_food_dice() -> None:
     chosen = _reroll_choice(dice, ("F", "F", "G"), _context(state, board))
     assert "F" not in chosen  # six food feed the four cities; throwing them away risks famine
     assert "G" in chosen  # a single good is the least useful face
+
+
+def test_the_bots_find_the_policy() -> None:
+    from ludothek.bots.strategy import strategy_for
+
+    assert strategy_for("rolltheages").policy is policy  # easy, medium's hint and hard's rollouts use it

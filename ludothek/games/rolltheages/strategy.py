@@ -9,7 +9,10 @@ from __future__ import annotations
 from ludothek.engine import State
 
 from .components import MONUMENT_BY_ID
+from .policy import policy  # the fast policy: easy, medium's hint and hard's rollouts
 from .rules import RollState
+
+__all__ = ["SEARCH", "WEIGHTS", "evaluate", "policy", "search_evaluate"]
 
 
 def evaluate(state: State, seat: int) -> float:
@@ -71,5 +74,3 @@ def search_evaluate(state: State, seat: int) -> float:
 #: averaged 16 points, these 26.
 SEARCH = {"scale": 6.0, "margin": 0.8, "par": 30.0, "margin_scale": 6.0, "rollout_depth": 30, "exploration": 0.5,
           "policy_share": 1.0, "prior": 20}
-
-
