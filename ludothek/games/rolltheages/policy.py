@@ -393,4 +393,16 @@ def _discard(board: Board, legal: list[str]) -> str:
     return best[1]
 
 
-__all__ = ["development_value", "policy"]
+
+
+class ScriptedPlayer:
+    """The policy alone as an arena opponent (``--bots hard,script``): a yardstick for the search, not in the lobby."""
+
+    name = "script"
+    budget = 0.02
+
+    def choose(self, state: State, rng: random.Random) -> str:
+        return policy(state, rng)
+
+
+__all__ = ["ScriptedPlayer", "development_value", "policy"]

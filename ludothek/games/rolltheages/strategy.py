@@ -9,10 +9,13 @@ from __future__ import annotations
 from ludothek.engine import State
 
 from .components import MONUMENT_BY_ID
-from .policy import policy  # the fast policy: easy, medium's hint and hard's rollouts
+from .policy import ScriptedPlayer, policy  # the fast policy: easy, medium's hint and hard's rollouts
 from .rules import RollState
 
-__all__ = ["SEARCH", "WEIGHTS", "evaluate", "policy", "search_evaluate"]
+__all__ = ["SCRIPTED", "SEARCH", "WEIGHTS", "evaluate", "policy", "search_evaluate"]
+
+#: The scripted policy alone, for the arena (``--bots hard,script``).
+SCRIPTED = {"script": ScriptedPlayer}
 
 
 def evaluate(state: State, seat: int) -> float:
