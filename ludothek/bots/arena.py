@@ -51,6 +51,21 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def mean_interval(values: Sequence[float], z: float = 1.96) -> tuple[float, float]:
+    """The 95 % interval of a mean (normal approximation; the mean itself with fewer than two values).
+
+    Points targets (Roll Through the Ages: 25 on average) need an interval on
+    the mean score as much as win rates need Wilson's.
+    """
+    if not values:
+        return (0.0, 0.0)
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return (mean, mean)
+    half = z * statistics.stdev(values) / math.sqrt(len(values))
+    return (mean - half, mean + half)
+
+
 @dataclass
 class BotFigures:
     """What one bot name collected over the games."""
@@ -77,6 +92,7 @@ class BotFigures:
             "win_rate": self.wins / self.seats if self.seats else 0.0,
             "win_rate_95": [low, high],
             "mean_score": statistics.fmean(self.scores) if self.scores else 0.0,
+            "mean_score_95": list(mean_interval(self.scores)),
             "mean_placing": statistics.fmean(self.placings) if self.placings else 0.0,
             "decisions": len(times),
             "decision_ms": {
@@ -153,10 +169,11 @@ def format_table(report: Mapping[str, Any]) -> str:
     ]
     for b in report["bots"]:
         low, high = b["win_rate_95"]
+        score_low, score_high = b["mean_score_95"]
         ms, cpu = b["decision_ms"], b["decision_cpu_ms"]
         lines.append(
             f"{b['bot']:<10} {b['seats']:>5} {100 * b['win_rate']:>8.1f}% {f'{100 * low:.1f}–{100 * high:.1f}%':>15} "
-            f"{b['mean_score']:>7.2f} {b['mean_placing']:>7.2f} {ms['mean']:>8.1f} {ms['p95']:>8.1f} {ms['max']:>8.1f}"
+            f"{b['mean_score']:>7.2f} {f'{score_low:.1f}–{score_high:.1f}':>13} {b['mean_placing']:>7.2f} {ms['mean']:>8.1f} {ms['p95']:>8.1f} {ms['max']:>8.1f}"
             f" {cpu['mean']:>8.1f} {cpu['p95']:>8.1f} {cpu['max']:>8.1f}"
         )
     return "\n".join(lines)

@@ -9,7 +9,13 @@ from __future__ import annotations
 from ludothek.engine import State
 
 from .components import MONUMENT_BY_ID
+from .policy import ScriptedPlayer, policy  # the fast policy: easy, medium's hint and hard's rollouts
 from .rules import RollState
+
+__all__ = ["SCRIPTED", "SEARCH", "WEIGHTS", "evaluate", "policy", "search_evaluate"]
+
+#: The scripted policy alone, for the arena (``--bots hard,script``).
+SCRIPTED = {"script": ScriptedPlayer}
 
 
 def evaluate(state: State, seat: int) -> float:
@@ -22,17 +28,23 @@ def evaluate(state: State, seat: int) -> float:
 
 
 #: Weights of `search_evaluate`: monument progress (share of its value), a city beyond the first
-#: three, progress on the next city, goods value per coin, food per fed city.
-WEIGHTS = {"monument": 0.7, "city": 1.5, "city_work": 0.8, "goods": 0.18, "food": 0.3}
+#: three, progress on the next city, goods value per coin, food per fed city, and the power that
+#: makes half a monument worth less than half its points (work spread over many monuments scores
+#: nothing until one is finished, and a rival may finish it first).
+WEIGHTS = {"monument": 0.8, "city": 1.5, "city_work": 0.8, "goods": 0.18, "food": 0.3, "famine": 0.7,
+           "convexity": 2.0}
 
 
 def search_evaluate(state: State, seat: int) -> float:
     """`hard`'s cut-off evaluation: points now plus what the empire is on its way to, in points.
 
-    Unfinished monuments count by the share of their boxes marked, at the
-    value still open to this seat (first or later); cities count as the dice
-    they add for the rest of the game; goods as the development points their
-    coins buy (about 5 coins a point); food only as protection from famine.
+    Unfinished monuments count by the share of their boxes marked (to a power
+    above one, so that finishing one beats spreading workers over several), at
+    the value still open to this seat: the later value when a rival is closer
+    to finishing it first.  Cities count as the dice they add for the rest of
+    the game; goods as the development points their coins buy (about 5 coins
+    a point); food as protection from famine, and a shortfall for the next
+    feeding as the points it is likely to cost.
     """
     assert isinstance(state, RollState)
     b = state.boards[seat]
@@ -42,11 +54,19 @@ def search_evaluate(state: State, seat: int) -> float:
         if m in b.monument_points:
             continue
         monument = MONUMENT_BY_ID[m]
-        worth = monument.first if m not in state.first else monument.later
-        value += w["monument"] * worth * b.monument_work[m] / monument.workers
+        share = b.monument_work[m] / monument.workers
+        if not share:
+            continue
+        worth = monument.first
+        if m in state.first or any(
+            o.monument_work[m] > b.monument_work[m] for s, o in enumerate(state.boards) if s != seat
+        ):
+            worth = monument.later
+        value += w["monument"] * worth * share ** w["convexity"]
     cost = b.next_city_cost()
     value += w["city"] * (b.cities - 3) + (w["city_work"] * b.city_work / cost if cost else 0.0)
     value += w["goods"] * b.goods_value() + w["food"] * min(b.food, b.cities)
+    value -= w["famine"] * max(0, b.cities - b.food - 3)
     return value
 
 
@@ -55,4 +75,5 @@ def search_evaluate(state: State, seat: int) -> float:
 #: winners average (25), so the search does not end a won game early and cheaply by buying a fifth
 #: development.  Tried on the same five seeds at 300 iterations against random: margin 0.5 and par 25
 #: averaged 16 points, these 26.
-SEARCH = {"scale": 6.0, "margin": 0.8, "par": 30.0, "margin_scale": 6.0, "rollout_depth": 16, "exploration": 0.5}
+SEARCH = {"scale": 6.0, "margin": 0.8, "par": 30.0, "margin_scale": 6.0, "rollout_depth": 30, "exploration": 0.5,
+          "policy_share": 1.0, "prior": 20}
