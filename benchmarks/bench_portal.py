@@ -715,6 +715,27 @@ def _fresh_sqlite(directory: str, name: str) -> None:
             os.unlink(os.path.join(directory, name + suffix))
 
 
+def one(config: str, workers: int = 1) -> str:
+    """One flat-out window of one configuration (``sqlite``, ``sqlite-redis`` or ``postgres-redis``), for
+    comparing two versions of the code run after one another: moves/s and the server CPU per move."""
+    redis_url = _redis_url() if config.endswith("-redis") else None
+    if config.endswith("-redis") and redis_url is None:
+        return f"{config}: Redis not reachable"
+    with tempfile.TemporaryDirectory() as tmp:
+        db_url = _postgres_url() if config.startswith("postgres") else f"sqlite:///{tmp}/one.sqlite3"
+        if db_url is None:
+            return f"{config}: PostgreSQL not reachable"
+        load = _flat_out(db_url, workers, redis_url)
+    cpu_per_move = sum(load.server_cpu) * load.seconds / max(1, load.stats.moves)
+    return (f"{config} x{workers}: {_rate(load):.0f} moves/s, server CPU {cpu_per_move * 1000:.2f} ms per move; "
+            f"{load.cpu_note()}; move->update p50 {_pct(load.stats.update_ms, 50):.1f} ms, "
+            f"p99 {_pct(load.stats.update_ms, 99):.1f} ms; {load.errors_note()}")
+
+
 if __name__ == "__main__":
-    for row in run():
-        print(row)
+    # `python -m benchmarks.bench_portal sqlite-redis 2`: one configuration; without arguments, everything.
+    if len(sys.argv) > 1:
+        print(one(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1))
+    else:
+        for row in run():
+            print(row)

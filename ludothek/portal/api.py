@@ -185,9 +185,13 @@ def register(body: Registration, request: Request) -> dict[str, Any]:
 async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     portal = portal_of(request)
     store = portal.store
-    portal.limits.hit("guest", client_address(request))
-    user = store.create_guest(lang or "en")
-    return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+
+    def make_guest() -> dict[str, Any]:
+        portal.limits.hit("guest", client_address(request))
+        user = store.create_guest(lang or "en")
+        return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+
+    return await portal.offload(make_guest)
 
 
 @router.post("/tokens", status_code=201, response_model=m.TokenOut, responses=refusals(401, 403, 429),
@@ -295,11 +299,17 @@ async def list_games(
 async def create_game(body: NewGame, request: Request, user: User) -> dict[str, Any]:
     """400 for a game, player count, option or seat list the game does not offer; 404 for an unknown
     game or invited user; 429 beyond the open games one may have waiting (or the creation rate)."""
-    store = portal_of(request).store
+    portal = portal_of(request)
+    store = portal.store
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
-    limit_game_creation(request, user)
-    gid = store.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
-    return game_summary(store.game(gid), user, user.lang)
+
+    def create() -> dict[str, Any]:
+        limit_game_creation(request, user)
+        gid = store.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
+        return game_summary(store.game(gid), user, user.lang)
+
+    # Several statements (and a round trip each on PostgreSQL): in a database thread there.
+    return await portal.offload(create)
 
 
 @router.get("/next", response_model=m.NextGameOut, summary="The game where it is my turn that has waited longest")
@@ -336,24 +346,38 @@ GAME_REFUSALS = refusals(403, 409)
 @router.post("/games/{game_id}/join", response_model=m.GameOut, responses=refusals(403, 409, 429),
              summary="Take an open seat or accept an invitation")
 async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    info = portal_of(request).store.join(game_id, user)
-    return game_summary(info, user, user.lang)
+    portal = portal_of(request)
+
+    def take_seat() -> dict[str, Any]:
+        return game_summary(portal.store.join(game_id, user), user, user.lang)
+
+    return await portal.offload(take_seat)
 
 
 @router.post("/games/{game_id}/leave", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Give back my seat before the game starts")
 async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    store = portal_of(request).store
-    store.leave(game_id, user)
-    return game_summary(store.game(game_id), user, user.lang)
+    portal = portal_of(request)
+    store = portal.store
+
+    def give_back() -> dict[str, Any]:
+        store.leave(game_id, user)
+        return game_summary(store.game(game_id), user, user.lang)
+
+    return await portal.offload(give_back)
 
 
 @router.post("/games/{game_id}/cancel", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Cancel my invitation before the game starts")
 async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    store = portal_of(request).store
-    store.cancel(game_id, user)
-    return game_summary(store.game(game_id), user, user.lang)
+    portal = portal_of(request)
+    store = portal.store
+
+    def call_off() -> dict[str, Any]:
+        store.cancel(game_id, user)
+        return game_summary(store.game(game_id), user, user.lang)
+
+    return await portal.offload(call_off)
 
 
 MOVE_REFUSALS = refusals(403, 409, 429)

@@ -120,7 +120,7 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
         log.info("bot worker %s stopping after %d turns", worker.owner, worker.played)
         if hub is not None:
             with contextlib.suppress(Exception):
-                hub._pub.close()
+                hub.close_publisher()  # what the last turns published is sent first
         engine.dispose()
     return 0
 

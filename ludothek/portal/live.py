@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import queue
 import threading
 from collections import defaultdict
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from ludothek.storage import GameEvent, Store, StoreError
 log = logging.getLogger(__name__)
 
 CHANNEL = "ludothek:events"
+#: At most this many live messages in one Redis pipeline.
+PUBLISH_BATCH = 500
 
 
 def event_message(event: GameEvent) -> dict[str, Any]:
@@ -162,7 +165,13 @@ class Hub:
 
 
 class RedisHub(Hub):
-    """Fan-out across processes through Redis pub/sub."""
+    """Fan-out across processes through Redis pub/sub.
+
+    Publishing never waits for Redis: a message is queued, and one publisher thread sends whatever
+    has queued up in a single pipeline (one round trip for all of them).  A move's request would
+    otherwise wait for one or two round trips after its commit, on SQLite on the event loop itself,
+    stopping every other request meanwhile.  Messages of this process keep their order.
+    """
 
     def __init__(self, url: str, deployment: str = "") -> None:
         super().__init__()
@@ -176,15 +185,63 @@ class RedisHub(Hub):
         self._sub = aioredis.Redis.from_url(url)
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self._outgoing: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._publisher: threading.Thread | None = None
+        self._publisher_lock = threading.Lock()
+
+    def _send(self, data: str) -> None:
+        """Queue one message for the publisher thread (started on first use: bot workers publish too)."""
+        if self._publisher is None:
+            with self._publisher_lock:
+                if self._publisher is None:
+                    thread = threading.Thread(target=self._publish_loop, name="ludothek-redis-publish", daemon=True)
+                    thread.start()
+                    self._publisher = thread
+        self._outgoing.put(data)
+
+    def _publish_loop(self) -> None:
+        """Send the queued messages, all that have gathered in one pipeline; ``None`` ends the loop."""
+        while True:
+            batch = [self._outgoing.get()]
+            while len(batch) < PUBLISH_BATCH:
+                try:
+                    batch.append(self._outgoing.get_nowait())
+                except queue.Empty:
+                    break
+            last = batch[-1] is None
+            messages = [m for m in batch if m is not None]
+            if messages:
+                try:
+                    if len(messages) == 1:
+                        self._pub.publish(self.channel, messages[0])
+                    else:
+                        pipe = self._pub.pipeline(transaction=False)
+                        for m in messages:
+                            pipe.publish(self.channel, m)
+                        pipe.execute()
+                except Exception:  # the moves are stored; the pages notice on their next fetch
+                    log.warning("could not publish %d live message(s) to Redis", len(messages), exc_info=True)
+            if last:
+                return
+
+    def close_publisher(self, timeout: float = 5.0) -> None:
+        """Send what is queued, stop the publisher thread and close its connection."""
+        thread = self._publisher
+        if thread is not None:
+            self._outgoing.put(None)
+            thread.join(timeout)
+            self._publisher = None
+        with contextlib.suppress(Exception):
+            self._pub.close()
 
     def publish(self, event: GameEvent) -> None:
-        self._pub.publish(self.channel, json.dumps(event_message(event)))
+        self._send(json.dumps(event_message(event)))
 
     def publish_user(self, user_id: int, message: dict[str, Any]) -> None:
-        self._pub.publish(self.channel, json.dumps({**message, "user": user_id}))
+        self._send(json.dumps({**message, "user": user_id}))
 
     def publish_to(self, game_id: int, message: dict[str, Any], to: list[int] | None, skip: list[int]) -> None:
-        self._pub.publish(self.channel, json.dumps({**message, "game": game_id, "to": to, "skip": skip}))
+        self._send(json.dumps({**message, "game": game_id, "to": to, "skip": skip}))
 
     async def start(self) -> None:
         await super().start()
@@ -219,8 +276,7 @@ class RedisHub(Hub):
                 await self._task
         with contextlib.suppress(Exception):
             await self._sub.aclose()
-        with contextlib.suppress(Exception):
-            self._pub.close()
+        await asyncio.to_thread(self.close_publisher)
 
 
 def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:

@@ -143,6 +143,7 @@ class ReplayBook:
 
 def _line(entry: LogEntry, viewer: int | str | None, lang: str, undone: bool) -> dict[str, Any]:
     if viewer == "all":
+        assert entry.text is not None  # read through `Tracked.log`, which writes the sentences
         out = {"n": entry.n, "seat": "chance" if entry.seat == CHANCE else entry.seat, "action": entry.action,
                "text": entry.text[lang], "undone": undone}
     else:

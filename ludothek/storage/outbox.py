@@ -31,7 +31,7 @@ one sender at a time holds the ``mail_lease`` row.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -92,6 +92,10 @@ class QueuedMail:
     created_at: datetime
 
 
+class _ClaimEachAlone(Exception):
+    """Some of the selected mails were claimed by someone else meanwhile."""
+
+
 class OutboxStore(StoreBase):
     """Claiming, finishing and inspecting outbox rows (the sender's side)."""
 
@@ -109,9 +113,30 @@ class OutboxStore(StoreBase):
         due = due.order_by(OutboxRow.id).limit(limit)
         if not self._sqlite:
             due = due.with_for_update(skip_locked=True)
+        try:
+            with self.engine.begin() as conn:
+                rows = conn.execute(due).all()
+                if not rows:
+                    return []
+                # One statement claims them all (a move queues a mail: one UPDATE per row cost every move
+                # one).  Every row is still pending under the lock the select took (PostgreSQL) or the
+                # lease (SQLite's single sender); should one not be, each is claimed alone instead.
+                res = conn.execute(
+                    update(OutboxRow)
+                    .where(OutboxRow.id.in_([row.id for row in rows]), OutboxRow.status == "pending")
+                    .values(status="sending", next_attempt_at=now + LEASE)
+                )
+                if res.rowcount != len(rows):
+                    raise _ClaimEachAlone  # rolls the statement back
+        except _ClaimEachAlone:
+            return self._claim_one_by_one(rows, now)
+        return [QueuedMail(row.id, row.user_id, row.kind, row.game_id, row.seq, json.loads(row.payload_json),
+                           row.attempts, aware(row.created_at) or now) for row in rows]
+
+    def _claim_one_by_one(self, rows: Sequence[Any], now: datetime) -> list[QueuedMail]:
         claimed: list[QueuedMail] = []
         with self.engine.begin() as conn:
-            for row in conn.execute(due).all():
+            for row in rows:
                 res = conn.execute(
                     update(OutboxRow)
                     .where(OutboxRow.id == row.id, OutboxRow.status == "pending")
@@ -200,12 +225,30 @@ class OutboxStore(StoreBase):
                     conn.execute(insert(TurnMail).values(user_id=user_id, game_id=game_id, seq=seq))
         return status
 
+    def skip_mails(self, skipped: Sequence[tuple[int, str]]) -> None:
+        """`finish_mail` with ``skipped`` for many claimed mails at once: one statement per reason."""
+        by_reason: dict[str, list[int]] = {}
+        for mail_id, reason in skipped:
+            by_reason.setdefault(reason, []).append(mail_id)
+        if not by_reason:
+            return
+        with self.engine.begin() as conn:
+            for reason, ids in by_reason.items():
+                conn.execute(
+                    update(OutboxRow).where(OutboxRow.id.in_(ids), OutboxRow.status == "sending")
+                    .values(status="skipped", last_error=reason)
+                )
+
     def fail_interrupted_mail(self, now: datetime) -> int:
         """Mails left ``sending`` by a sender that died: marked failed, never sent twice."""
+        where = [OutboxRow.status == "sending", OutboxRow.next_attempt_at < now]
+        if self._sqlite and self._outbox_low is not None:
+            # No status index on SQLite: look only from the low mark on (no row below it is sending).
+            where.append(OutboxRow.id >= self._outbox_low)
         with self.engine.begin() as conn:
             res = conn.execute(
                 update(OutboxRow)
-                .where(OutboxRow.status == "sending", OutboxRow.next_attempt_at < now)
+                .where(*where)
                 .values(status="failed", last_error="the sender stopped while sending; not sent again so that "
                                                     "it cannot arrive twice")
             )

@@ -6,6 +6,14 @@ both and appends to them as moves are stored, with each log line written in
 both languages and, for a secret chance outcome, also in its hidden form, so
 that any viewer's log is a cheap filter (equal to what `engine.log` gives with
 the same seat names).
+
+The sentences are written when the log is first read, not with every move: a
+sentence describes an action in the position before it, so the game keeps a
+second copy of its state that trails behind at the first line not yet written,
+and catches up (applying the actions again, which costs far less than
+describing them) when someone reads the log.  Programs that never ask for the
+log (``?log=false``, bots, rebuilding a game after a restart) never pay for
+sentences in two languages.
 """
 
 from __future__ import annotations
@@ -30,13 +38,15 @@ class LogEntry:
     seat: int
     action: str
     visible_to: frozenset[int] | None
-    text: dict[str, str]
+    #: ``None`` until `Tracked.log` writes it (entries read through `Tracked.log` always have it).
+    text: dict[str, str] | None
     hidden_text: dict[str, str] | None
     undone: bool = False
 
     def for_viewer(self, viewer: int | None, lang: str) -> dict[str, Any]:
         public = self.visible_to is None or (viewer is not None and viewer in self.visible_to)
         texts = self.text if public or self.hidden_text is None else self.hidden_text
+        assert texts is not None, "a log entry read before its sentence was written"
         return {
             "n": self.n,
             "seat": "chance" if self.seat == CHANCE else self.seat,
@@ -55,7 +65,10 @@ class Tracked:
     def __init__(self, state: State, names: Sequence[str] | None = None) -> None:
         self.state = state
         self.names: tuple[str, ...] | None = tuple(names) if names is not None else None
-        self.log: list[LogEntry] = []
+        self._log: list[LogEntry] = []
+        #: How many entries of `_log` have their sentences, and the position before the first that has not.
+        self._written = 0
+        self._writer: State = state.clone()
         #: Indices into ``log`` of the lines whose actions are in force (what an undo takes back).
         self._in_force: list[int] = []
         #: Copies of the position before each action of the last mover's current run, newest last
@@ -83,13 +96,9 @@ class Tracked:
                 if state.current_player() != seat:
                     state.apply_action(action, seat)  # raises the engine's own "not your turn" refusal
                 state._validate(action)
-            text = {lang: state.describe(action, lang) for lang in eng.LANGS}
-            hidden = (
-                {lang: state.describe_hidden(action, lang) for lang in eng.LANGS} if visible_to is not None else None
-            )
             before = state.clone() if keep_before and seat != CHANCE else None
             state.apply_action(action, None if seat == CHANCE else seat)
-        same_run = bool(self._in_force) and seat != CHANCE and self.log[self._in_force[-1]].seat == seat
+        same_run = bool(self._in_force) and seat != CHANCE and self._log[self._in_force[-1]].seat == seat
         if seat == CHANCE:
             self._befores = []
         elif same_run:
@@ -98,8 +107,35 @@ class Tracked:
                 self._befores[-KEEP_BEFORES - 1] = None
         else:
             self._befores = [before]
-        self._in_force.append(len(self.log))
-        self.log.append(LogEntry(len(self.log) + 1, seat, action, visible_to, text, hidden))
+        self._in_force.append(len(self._log))
+        self._log.append(LogEntry(len(self._log) + 1, seat, action, visible_to, None, None))
+
+    @property
+    def log(self) -> list[LogEntry]:
+        """Every log line with its sentences (written now for the lines that have none yet; read-only!)."""
+        if self._written < len(self._log):
+            self._write_sentences()
+        return self._log
+
+    def _write_sentences(self) -> None:
+        """Bring the trailing copy of the state up to date, describing each action before applying it.
+
+        Describing changes nothing, and an action is applied only once both its sentences are
+        written, so a failure leaves the copy at the first line still without sentences.
+        """
+        writer = self._writer
+        with naming(self.names):
+            for index in range(self._written, len(self._log)):
+                entry = self._log[index]
+                if entry.action == UNDO and entry.seat != CHANCE:
+                    writer.undo(entry.seat, self.names)  # its own sentence was written with it
+                else:
+                    text = {lang: writer.describe(entry.action, lang) for lang in eng.LANGS}
+                    hidden = ({lang: writer.describe_hidden(entry.action, lang) for lang in eng.LANGS}
+                              if entry.visible_to is not None else None)
+                    writer.apply_action(entry.action, None if entry.seat == CHANCE else entry.seat)
+                    self._log[index] = dataclasses.replace(entry, text=text, hidden_text=hidden)
+                self._written = index + 1
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last action (`State.undo`); its log line is marked undone, the undo logged."""
@@ -114,10 +150,10 @@ class Tracked:
         if self._befores:
             self._befores.pop()
         index = self._in_force.pop()
-        self.log[index] = dataclasses.replace(self.log[index], undone=True)
+        self._log[index] = dataclasses.replace(self._log[index], undone=True)
         with naming(self.names):
             text = {lang: eng.undo_text(seat, lang) for lang in eng.LANGS}
-        self.log.append(LogEntry(len(self.log) + 1, seat, UNDO, None, text, None))
+        self._log.append(LogEntry(len(self._log) + 1, seat, UNDO, None, text, None))
 
     def log_for(self, viewer: int | None, lang: str) -> list[dict[str, Any]]:
         return [e.for_viewer(viewer, lang) for e in self.log]

@@ -22,6 +22,7 @@ import os
 import smtplib
 import ssl
 import uuid
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 from ludothek.storage import Store
+from ludothek.storage.outbox import QueuedMail
 
 from .mail_compose import Composer, Skip, local_now
 from .mail_links import MailLinks
@@ -38,6 +40,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MAIL_DIR = Path("var") / "mail"
 #: How often the digest settings are looked at (a digest is due at most once an hour per user).
 DIGEST_CHECK = timedelta(minutes=1)
+#: At most this many batches of mails in one pass of the sender (then the runner goes again at once
+#: if any was sent, or after its interval).
+MAX_BATCHES = 40
 
 
 class Transport(Protocol):
@@ -143,11 +148,16 @@ class MailJob:
         done = 0
         #: Once the server cannot be reached, the rest of the batch is not tried again (each would wait).
         unreachable: str | None = None
+        #: Mails nobody wants (a guest's turn mail: most of them under load), recorded together at the end.
+        skipped: list[tuple[int, str]] = []
         try:
-            for mail in self.store.claim_mail(self.owner, now, self.batch):
+            for mail in self._claim_all(now, lambda: unreachable is not None):  # noqa: B023 - read as it changes
                 built = self.composer.compose(mail, now)
                 if isinstance(built, Skip):
-                    self.store.finish_mail(mail.id, now, skipped=built.reason)
+                    skipped.append((mail.id, built.reason))
+                    if len(skipped) >= self.batch:
+                        self.store.skip_mails(skipped)
+                        skipped = []
                     continue
                 error = unreachable
                 if error is None:
@@ -166,10 +176,27 @@ class MailJob:
                 self.store.finish_mail(mail.id, now, sent=True, attempts=mail.attempts, turn=turn)
                 done += 1
         finally:
-            close = getattr(self.transport, "close", None)
-            if close is not None:
-                close()
+            try:
+                self.store.skip_mails(skipped)
+            finally:
+                close = getattr(self.transport, "close", None)
+                if close is not None:
+                    close()
         return done
+
+    def _claim_all(self, now: datetime, unreachable: Callable[[], bool]) -> Iterator[QueuedMail]:
+        """Batch after batch of due mails, while full batches come (at most `MAX_BATCHES` in one pass,
+        and no further batch once the mail server could not be reached).
+
+        A mail that is skipped does not count as sent, so without this a pass would take one batch
+        and then wait a whole interval: with many moves of guests, the outbox would grow faster than
+        it drains and the mails of people who want them would wait behind it.
+        """
+        for _ in range(MAX_BATCHES):
+            mails = self.store.claim_mail(self.owner, now, self.batch)
+            yield from mails
+            if len(mails) < self.batch or unreachable():
+                return
 
     def _queue_digests(self, now: datetime) -> None:
         """Queue today's digest for every digest user whose hour has come (at most one a day)."""
