@@ -411,6 +411,7 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
             store.submit_as(game_id, user.id, body.action, body.seq, after=after)
 
     await portal.offload(move)
+    await portal.hub.flushed()  # the other processes hear of an acknowledged move, whatever happens next
     return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
 
 
@@ -442,6 +443,7 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
         portal.store.undo_as(game_id, user.id, body.seq, after=after)
 
     await portal.offload(move)
+    await portal.hub.flushed()
     return JSONResponse(answer)
 
 

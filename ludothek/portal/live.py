@@ -35,6 +35,14 @@ log = logging.getLogger(__name__)
 CHANNEL = "ludothek:events"
 #: At most this many live messages in one Redis pipeline.
 PUBLISH_BATCH = 500
+#: How long a move's answer waits at most for its live messages to reach Redis (Redis down or slow:
+#: the move is stored, the answer goes out anyway, the pages catch up on their next fetch).
+FLUSH_TIMEOUT = 2.0
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def event_message(event: GameEvent) -> dict[str, Any]:
@@ -117,6 +125,14 @@ class Hub:
         """Store listener: tell watchers of this game."""
         self.deliver(event.game_id, event_message(event))
 
+    async def flushed(self, timeout: float = FLUSH_TIMEOUT) -> None:
+        """Return once every message published so far has left this process (here: at once)."""
+        return None
+
+    def wait_flushed(self, timeout: float = FLUSH_TIMEOUT) -> bool:
+        """`flushed` for a worker thread (a synchronous request handler)."""
+        return True
+
     def publish_to(self, game_id: int, message: dict[str, Any], to: list[int] | None, skip: list[int]) -> None:
         """Tell the watchers of this game who are users in ``to`` (None: all) and not in ``skip``."""
         self.deliver(game_id, {**message, "game": game_id, "to": to, "skip": skip})
@@ -188,6 +204,13 @@ class RedisHub(Hub):
         self._outgoing: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._publisher: threading.Thread | None = None
         self._publisher_lock = threading.Lock()
+        #: Messages queued and messages sent (or given up on) so far: a move's answer waits until
+        #: its own messages are out, so an acknowledged move's update reaches the other processes
+        #: even if this one is killed right after answering.
+        self._queued = 0
+        self._sent = 0
+        self._sent_cond = threading.Condition()
+        self._waiters: list[tuple[int, asyncio.Future[None], asyncio.AbstractEventLoop]] = []
 
     def _send(self, data: str) -> None:
         """Queue one message for the publisher thread (started on first use: bot workers publish too)."""
@@ -197,7 +220,38 @@ class RedisHub(Hub):
                     thread = threading.Thread(target=self._publish_loop, name="ludothek-redis-publish", daemon=True)
                     thread.start()
                     self._publisher = thread
+        with self._sent_cond:
+            self._queued += 1
         self._outgoing.put(data)
+
+    def _mark_sent(self, count: int) -> None:
+        with self._sent_cond:
+            self._sent += count
+            self._sent_cond.notify_all()
+            ready = [w for w in self._waiters if w[0] <= self._sent]
+            self._waiters = [w for w in self._waiters if w[0] > self._sent]
+        for _, future, loop in ready:
+            with contextlib.suppress(RuntimeError):  # a loop closed meanwhile
+                loop.call_soon_threadsafe(_resolve, future)
+
+    async def flushed(self, timeout: float = FLUSH_TIMEOUT) -> None:
+        """Return once every message queued so far is sent (without blocking the event loop)."""
+        with self._sent_cond:
+            target = self._queued
+            if self._sent >= target:
+                return
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((target, future, loop))
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            log.warning("live messages not sent to Redis within %.1f s; answering anyway", timeout)
+
+    def wait_flushed(self, timeout: float = FLUSH_TIMEOUT) -> bool:
+        with self._sent_cond:
+            target = self._queued
+            return self._sent_cond.wait_for(lambda: self._sent >= target, timeout)
 
     def _publish_loop(self) -> None:
         """Send the queued messages, all that have gathered in one pipeline; ``None`` ends the loop."""
@@ -221,6 +275,7 @@ class RedisHub(Hub):
                         pipe.execute()
                 except Exception:  # the moves are stored; the pages notice on their next fetch
                     log.warning("could not publish %d live message(s) to Redis", len(messages), exc_info=True)
+                self._mark_sent(len(messages))
             if last:
                 return
 

@@ -541,6 +541,7 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
             store.undo(game_id, seat, seq_no)
         else:
             store.submit(game_id, seat, action, seq_no)
+        portal_of(request).hub.wait_flushed()  # its live update is out before the answer (see live.py)
     except StoreError as exc:
         refused = game_fragment(request, game_id, user, error=message_of(exc, user.lang), status=exc.status)
         if exc.status == 429:

@@ -43,3 +43,41 @@ def test_a_move_on_one_server_reaches_watchers_of_another(tmp_path: Any) -> None
             assert update["type"] == "update" and update["game"] == gid and update["status"] == "running"
             g = b.get(f"/api/games/{gid}", headers=h2).json()
             assert g["seq"] == update["seq"]
+
+
+def test_a_moves_answer_waits_until_its_live_messages_are_sent() -> None:
+    """Publishing is queued (no Redis round trip on the event loop), but a move is answered only once
+    its messages are out: an acknowledged move's update reaches the other processes even if this
+    process is killed right after answering."""
+    import asyncio
+    import threading
+
+    from ludothek.portal.live import RedisHub
+    from ludothek.storage import GameEvent
+
+    needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
+    hub = RedisHub(f"redis://{REDIS[0]}:{REDIS[1]}/0", deployment=f"test-{uuid.uuid4().hex}")
+    gate = threading.Event()
+    real = hub._pub.publish
+
+    def held_publish(channel: str, data: str) -> Any:
+        gate.wait(10)
+        return real(channel, data)
+
+    hub._pub.publish = held_publish  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[bool, bool]:
+        hub.publish(GameEvent(1, 5, 0, "running", False))
+        waiting = asyncio.create_task(hub.flushed())
+        await asyncio.sleep(0.3)
+        held = not waiting.done()  # Redis has not taken the message: the answer waits
+        gate.set()
+        await asyncio.wait_for(waiting, 5)
+        return held, hub.wait_flushed(0.1)
+
+    try:
+        held, flushed_sync = asyncio.run(scenario())
+    finally:
+        gate.set()
+        hub.close_publisher()
+    assert held and flushed_sync
