@@ -123,7 +123,12 @@ class IsmctsBot:
                 child = root.children[hint] = _Child()
                 child.visits = child.available = settings.prior
                 child.reward = PRIOR_REWARD * settings.prior
-                root.order[hint] = -1.0  # and it comes first when the root widens
+                root.order[hint] = -math.inf  # and it comes first when the root widens
+        if strategy.rank is not None:
+            # The root widens best-looking first (a fresh deal again: the ranking may read the position).
+            ranked = strategy.rank(determinize(state, seat, rng))
+            for a in legal:
+                root.order.setdefault(a, -ranked.get(a, -1e9))
         deadline = None if self.seconds is None else start + self.seconds
         done = 0
         while done < self.iterations:
@@ -209,7 +214,7 @@ class IsmctsBot:
                  rng: random.Random) -> list[float]:
         """Play a few decisions by the fast policy, then score every seat between 0 and 1."""
         decisions = 0
-        policy = strategy.policy
+        policy = strategy.rollout or strategy.policy
         share = settings.policy_share
         while decisions < settings.rollout_depth:
             player = det.current_player()
