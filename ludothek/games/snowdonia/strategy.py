@@ -49,3 +49,8 @@ def rollout_policy(state: State, rng: random.Random) -> str:
     if plays:
         return rng.choice(plays)
     return rng.choice(legal)
+
+
+#: `hard`'s constants (see `ludothek.bots.strategy.SearchSettings`): rollouts of 24 decisions (about two
+#: rounds of two players) with `rollout_policy`, since a placement pays off only when its area is resolved.
+SEARCH = {"rollout_depth": 24}
