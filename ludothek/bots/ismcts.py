@@ -214,7 +214,7 @@ class IsmctsBot:
                  rng: random.Random) -> list[float]:
         """Play a few decisions by the fast policy, then score every seat between 0 and 1."""
         decisions = 0
-        policy = strategy.rollout or strategy.policy
+        policy = strategy.policy
         share = settings.policy_share
         while decisions < settings.rollout_depth:
             player = det.current_player()

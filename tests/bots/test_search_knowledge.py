@@ -1,5 +1,5 @@
 """What `hard` takes from the games' strategy modules: Carpe Diem's remembered policy and root ranking,
-its search evaluation, and Snowdonia's rollout policy (which `easy` and `medium` do not use)."""
+and its search evaluation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from ludothek.bots.strategy import strategy_for
 from ludothek.engine import CHANCE, load, sample_chance
 from ludothek.games.carpediem.greedy import GreedyBot
 from ludothek.games.carpediem.strategy import CachedGreedy, rank, search_evaluate
-from ludothek.games.snowdonia.strategy import rollout_policy
 
 
 def test_the_remembered_greedy_policy_plays_like_the_greedy_player() -> None:
@@ -48,16 +47,3 @@ def test_carpe_diem_ranks_every_tile_decision_and_evaluates_every_position() -> 
     assert ranked > 20
     assert strategy_for("carpediem").rank is rank
 
-
-def test_snowdonias_rollout_policy_is_legal_and_only_for_hard() -> None:
-    strategy = strategy_for("snowdonia")
-    assert strategy.rollout is rollout_policy and strategy.policy is None
-    rng = random.Random(3)
-    state = load("snowdonia").new_state(2)
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(sample_chance(state, rng))
-            continue
-        action = rollout_policy(state, rng)
-        assert action in state.legal_actions()
-        state.apply_action(action)
