@@ -22,8 +22,8 @@ from .geometry import FACING, NEIGHBOURS, cell_name
 from .greedy import STORE_VALUE, GreedyBot, best_placement, goods_value, placement_value
 from .state import CarpeDiemState
 
-#: Remembered placement judgements at most; the memo is emptied when it is full (a game needs a few thousand).
-_MEMO_MAX = 200_000
+#: Remembered placement judgements at most (about 0.5 kB each, so some 25 MB); the memo is emptied when full.
+_MEMO_MAX = 50_000
 _MEMO: dict[tuple[object, ...], tuple[float, str]] = {}
 
 
