@@ -123,7 +123,12 @@ class IsmctsBot:
                 child = root.children[hint] = _Child()
                 child.visits = child.available = settings.prior
                 child.reward = PRIOR_REWARD * settings.prior
-                root.order[hint] = -1.0  # and it comes first when the root widens
+                root.order[hint] = -math.inf  # and it comes first when the root widens
+        if strategy.rank is not None:
+            # The root widens best-looking first (a fresh deal again: the ranking may read the position).
+            ranked = strategy.rank(determinize(state, seat, rng))
+            for a in legal:
+                root.order.setdefault(a, -ranked.get(a, -1e9))
         deadline = None if self.seconds is None else start + self.seconds
         done = 0
         while done < self.iterations:

@@ -39,6 +39,10 @@ class Strategy:
     #: An evaluation for `hard`'s cut-off rollouts only (the module's ``search_evaluate``), where the one
     #: `medium` uses is too crude; None uses `evaluate`.
     search_evaluate: Evaluate | None = None
+    #: How promising each legal action looks (the module's ``rank(state) -> {action: value}``, higher first):
+    #: the order in which `hard`'s root widens, so that a large action space (Carpe Diem's placements) is
+    #: searched best-looking first rather than in random order.  None: random order after the policy's move.
+    rank: Callable[[State], Mapping[str, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ def strategy_for(game_id: str) -> Strategy:
         raise
     return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})),
                     int(getattr(module, "LOOKAHEAD", 0)), SearchSettings(**getattr(module, "SEARCH", {})),
-                    getattr(module, "search_evaluate", None))
+                    getattr(module, "search_evaluate", None), getattr(module, "rank", None))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:
