@@ -8,6 +8,7 @@ JSON ``{"detail": message, "code": code}`` with a 4xx status.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -16,7 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage import Conflict, GameInfo, StoreError, Unauthorized, UserInfo
+from ludothek.storage import Conflict, GameInfo, Store, StoreError, Unauthorized, UserInfo
 from ludothek.storage.accounts import MIN_PASSWORD, NAME_RE
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.play import MAX_ACTION
@@ -357,30 +358,42 @@ async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
 @router.post("/games/{game_id}/leave", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Give back my seat before the game starts")
 async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    portal = portal_of(request)
-    store = portal.store
-
-    def give_back() -> dict[str, Any]:
-        store.leave(game_id, user)
-        return game_summary(store.game(game_id), user, user.lang)
-
-    return await portal.offload(give_back)
+    return await _change_seats(request, game_id, user, lambda store: store.leave(game_id, user))
 
 
 @router.post("/games/{game_id}/cancel", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Cancel my invitation before the game starts")
 async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
+    return await _change_seats(request, game_id, user, lambda store: store.cancel(game_id, user))
+
+
+async def _change_seats(request: Request, game_id: int, user: UserInfo,
+                        change: Callable[[Store], None]) -> dict[str, Any]:
+    """Change a game's seats in the database threads (several statements: never on the event loop
+    on PostgreSQL), then answer with the game as it is now."""
     portal = portal_of(request)
-    store = portal.store
 
-    def call_off() -> dict[str, Any]:
-        store.cancel(game_id, user)
-        return game_summary(store.game(game_id), user, user.lang)
+    def run() -> dict[str, Any]:
+        change(portal.store)
+        return game_summary(portal.store.game(game_id), user, user.lang)
 
-    return await portal.offload(call_off)
+    return await portal.offload(run)
 
 
 MOVE_REFUSALS = refusals(403, 409, 429)
+
+
+def _answer_into(answer: dict[str, Any], user: UserInfo, language: str) -> Callable[[GameInfo, Tracked], None]:
+    """The store's ``after`` for a move or undo: fills ``answer`` with my new view and legal actions,
+    built from the position just stored while the game is still locked (no second read)."""
+
+    def after(info: GameInfo, tracked: Tracked) -> None:
+        answer.update(game_summary(info, user, language))
+        sc = seat_context(info, tracked, info.seat_of(user.id), language, with_log=False)
+        sc["legal"] = sc.pop("legal_described")
+        answer.update(sc)
+
+    return after
 
 
 @router.post("/games/{game_id}/actions", response_model=m.GameStateOut, responses=MOVE_REFUSALS,
@@ -391,14 +404,8 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
     Refusals by the game's state or rules are 409: ``stale`` (seq is not the game's number now),
     ``not_your_turn``, ``illegal`` (the rules do not allow it), ``conflict`` (the game is not running);
     403 when I have no seat in the game; 429 beyond the move rate."""
-    language = lang or user.lang
     answer: dict[str, Any] = {}
-
-    def after(info: GameInfo, tracked: Tracked) -> None:
-        answer.update(game_summary(info, user, language))
-        sc = seat_context(info, tracked, info.seat_of(user.id), language, with_log=False)
-        sc["legal"] = sc.pop("legal_described")
-        answer.update(sc)
+    after = _answer_into(answer, user, lang or user.lang)
 
     portal = portal_of(request)
     store = portal.store
@@ -427,14 +434,8 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
     """Allowed while no other seat has acted and no chance outcome was drawn since my last action
     (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and nothing changes.
     The undo is stored as an entry of its own; the answer is as for a move."""
-    language = lang or user.lang
     answer: dict[str, Any] = {}
-
-    def after(info: GameInfo, tracked: Tracked) -> None:
-        answer.update(game_summary(info, user, language))
-        sc = seat_context(info, tracked, info.seat_of(user.id), language, with_log=False)
-        sc["legal"] = sc.pop("legal_described")
-        answer.update(sc)
+    after = _answer_into(answer, user, lang or user.lang)
 
     portal = portal_of(request)
 
