@@ -33,7 +33,10 @@ from ludothek.workers.bots import BotWorker
 from tests.portal.conftest import FAST_HASHER, api_user, csrf_of, make_settings, page_login
 from tests.portal.server import free_port, wait_until_serving
 
-T0 = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+#: The workers' "now" in these tests: an hour past the wall clock, so every turn the tests set up
+#: (stamped with the real time) is due, whatever day the tests run.  A fixed date here once made
+#: every turn lie in the future of "now" once that date had passed.
+T0 = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
 
 
 def new_store(url: str) -> Store:
