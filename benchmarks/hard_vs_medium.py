@@ -1,13 +1,14 @@
 """`hard` against `medium` at a fixed iteration budget: a load-independent strength check (not in `make bench`).
 
-    python -m benchmarks.hard_vs_medium GAME ITERATIONS GAMES SEED ['{"rollout_depth": 8}']
+    python -m benchmarks.hard_vs_medium GAME ITERATIONS GAMES SEED ['{"rollout_depth": 8}' [OPPONENT]]
 
 Game ``g`` is dealt from ``random.Random(SEED * 1000 + g)`` and gives `hard`
 seat ``g % 2``.  An iteration budget (no clock) makes every game depend on the
 seed alone, whatever else the machine runs, so two versions of the bots can be
 compared on the same deals (run it with ``PYTHONPATH`` pointing at an export of
 the other version).  The optional JSON overrides the game's ``SEARCH``
-constants.  Prints one line per game, then a JSON summary with the Wilson
+constants (``'{}'`` for none); the optional OPPONENT names another bot than
+`medium` (``random``, ``easy``), the same deals again.  Prints one line per game, then a JSON summary with the Wilson
 interval and `hard`'s CPU time per decision.
 """
 
@@ -19,8 +20,8 @@ import random
 import sys
 import time
 
+from ludothek.bots import make_bot
 from ludothek.bots.arena import wilson
-from ludothek.bots.greedy import MediumBot
 from ludothek.bots.ismcts import IsmctsBot
 from ludothek.bots.strategy import strategy_for
 from ludothek.engine import CHANCE, load, sample_chance
@@ -29,10 +30,11 @@ from ludothek.engine import CHANCE, load, sample_chance
 def main(argv: list[str]) -> None:
     game, iterations, games, seed = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     overrides = json.loads(argv[4]) if len(argv) > 4 else {}
+    opponent = argv[5] if len(argv) > 5 else "medium"
     strategy = strategy_for(game)
     if overrides:  # the strategy is frozen and cached: replace its constants for this process only
         object.__setattr__(strategy, "search", dataclasses.replace(strategy.search, **overrides))
-    hard, medium = IsmctsBot(seconds=None, iterations=iterations), MediumBot()
+    hard, medium = IsmctsBot(seconds=None, iterations=iterations), make_bot(opponent)
     wins = 0.0
     hard_scores: list[float] = []
     medium_scores: list[float] = []
@@ -58,13 +60,13 @@ def main(argv: list[str]) -> None:
         scores = {r.seat: r.score for r in state.result()}
         hard_scores.append(scores[seat])
         medium_scores.append(scores[1 - seat])
-        print(f"game {g}: hard {scores[seat]}, medium {scores[1 - seat]}, hard's win {won}", flush=True)
+        print(f"game {g}: hard {scores[seat]}, {opponent} {scores[1 - seat]}, hard's win {won}", flush=True)
     low, high = wilson(wins, games)
     cpu.sort()
     print(json.dumps({
-        "game": game, "iterations": iterations, "games": games, "seed": seed, "search": overrides,
+        "game": game, "opponent": opponent, "iterations": iterations, "games": games, "seed": seed, "search": overrides,
         "hard_wins": wins, "win_rate": round(wins / games, 3), "win_rate_95": [round(low, 3), round(high, 3)],
-        "hard_mean_score": round(sum(hard_scores) / games, 1), "medium_mean_score": round(sum(medium_scores) / games, 1),
+        "hard_mean_score": round(sum(hard_scores) / games, 1), "opponent_mean_score": round(sum(medium_scores) / games, 1),
         "hard_cpu_ms_mean": round(1000 * sum(cpu) / len(cpu), 1),
         "hard_cpu_ms_p95": round(1000 * cpu[int(0.95 * len(cpu))], 1),
     }))

@@ -37,7 +37,8 @@ def test_simulate_prints_statistics(capsys: pytest.CaptureFixture[str]) -> None:
     stats = json.loads(out.strip().splitlines()[-1])
     assert stats["games"] == 20 and len(stats["wins_by_seat"]) == 3
     assert sum(stats["wins_by_seat"]) == pytest.approx(20)
-    assert stats["average_turns"] > 0 and "games per second" in out.replace("games_per_second", "")
+    assert stats["average_turns"] > 0 and "games per second of CPU time" in out
+    assert stats["cpu_seconds"] > 0 and stats["games_per_second"] == pytest.approx(20 / stats["cpu_seconds"])
 
 
 def test_simulate_rejects_bad_options() -> None:

@@ -59,7 +59,12 @@ class CsrfError(StoreError):
 
 async def api_user(request: Request) -> UserInfo:
     """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
-    user = await portal_of(request).offload(current_user, request)
+    return await portal_of(request).offload(authenticated, request)
+
+
+def authenticated(request: Request) -> UserInfo:
+    """`api_user`'s check, where the store may be called (a database thread on PostgreSQL)."""
+    user = current_user(request)
     if user is None:
         raise Unauthorized("log in or send an API token (Authorization: Bearer ...)", code_key="login_needed")
     unsafe = request.method not in ("GET", "HEAD", "OPTIONS") and not request.state.via_token
@@ -404,22 +409,24 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
     Refusals by the game's state or rules are 409: ``stale`` (seq is not the game's number now),
     ``not_your_turn``, ``illegal`` (the rules do not allow it), ``conflict`` (the game is not running);
     403 when I have no seat in the game; 429 beyond the move rate."""
-    answer: dict[str, Any] = {}
-    after = _answer_into(answer, user, lang or user.lang)
-
     portal = portal_of(request)
-    store = portal.store
-
-    def move() -> None:
-        limit_per_user_and_address(request, user, "move")
-        if body.action == eng.UNDO:
-            store.undo_as(game_id, user.id, body.seq, after=after)
-        else:
-            store.submit_as(game_id, user.id, body.action, body.seq, after=after)
-
-    await portal.offload(move)
+    answer = await portal.offload(move_answer, request, game_id, body, user, lang)
     await portal.hub.flushed()  # the other processes hear of an acknowledged move, whatever happens next
     return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
+
+
+def move_answer(request: Request, game_id: int, body: Move, user: UserInfo, lang: str | None) -> dict[str, Any]:
+    """`submit`'s work where the store may be called: count the move against the limits, store it,
+    and answer with my new view."""
+    answer: dict[str, Any] = {}
+    after = _answer_into(answer, user, lang or user.lang)
+    store = portal_of(request).store
+    limit_per_user_and_address(request, user, "move")
+    if body.action == eng.UNDO:
+        store.undo_as(game_id, user.id, body.seq, after=after)
+    else:
+        store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+    return answer
 
 
 class UndoRequest(BaseModel):

@@ -36,6 +36,7 @@ from .context import GameId, Portal, portal_of
 from .contract import api_paths, mount_api
 from .dbwatch import DatabaseWatch
 from .hardening import SecurityHeaders
+from .hotpath import HotPath
 from .limits import (
     DEFAULT_RULES,
     GatedHasher,
@@ -173,6 +174,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.portal = portal
     app.state.mail_job = mail_job
     app.state.jobs = app_jobs
+    # Innermost: the two requests of every move skip FastAPI's routing (the same endpoints and answers).
+    app.add_middleware(HotPath, settings=settings)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     # Every request counted and logged (one line each), whatever answers it.
     app.add_middleware(AccessLog, metrics=portal.metrics, enabled=settings.access_log)

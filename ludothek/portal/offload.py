@@ -11,6 +11,7 @@ a pool of threads sized to the connection pool, and the loop serves other reques
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -20,7 +21,8 @@ T = TypeVar("T")
 #: Threads for database calls per server process (PostgreSQL); each holds at most one pooled connection.
 #: A commit waits for the database's disk (1-10 ms on the development machine), and commits of
 #: concurrent moves share one flush: moves in flight, not CPU, bound the rate (`docs/operations.md`).
-DB_THREADS = 32
+#: ``LUDOTHEK_DB_THREADS`` overrides it.
+DB_THREADS = int(os.environ.get("LUDOTHEK_DB_THREADS") or 32)
 
 
 class Offload:

@@ -41,6 +41,8 @@ class Settings:
     hasher: PasswordHasher = field(default_factory=PasswordHasher)
     #: Rate limits (registrations, guests, logins, game creation); off only for load tests.
     rate_limits: bool = True
+    #: The requests of every move bypass FastAPI's routing (`ludothek.portal.hotpath`; off: tests compare).
+    hot_path: bool = True
     #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
     limit_rules: dict[str, str] = field(default_factory=dict)
     #: Password hashes at once per process, and how many may wait for one (past that: 429).

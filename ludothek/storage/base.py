@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ludothek.engine import CHANCE, TERMINAL, State, sample_chance
 
+from .db import DirectConnections
 from .errors import (
     NotFound,
 )
@@ -94,6 +95,8 @@ class StoreBase:
         self._integrity_errors: tuple[type[BaseException], ...] = (
             (IntegrityError, dbapi.IntegrityError) if dbapi is not None else (IntegrityError,)
         )
+        #: PostgreSQL: autocommit connections for the single statements of the hot paths (`_raw`).
+        self._direct = DirectConnections(engine) if engine.dialect.name == "postgresql" else None
         self.listeners: list[Callable[[GameEvent], None]] = []
         #: Who is behind a token or session, remembered briefly: every API request asks.
         self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
@@ -107,6 +110,16 @@ class StoreBase:
         PostgreSQL it then runs in autocommit, which saves the ``BEGIN`` before it and the
         ``ROLLBACK`` when the connection goes back to the pool: one round trip instead of three.
         """
+        if single and self._direct is not None:
+            conn = self._direct.get()
+            if conn is not None:
+                try:
+                    yield conn
+                except BaseException:
+                    self._direct.put(conn, broken=True)
+                    raise
+                self._direct.put(conn)
+                return
         raw = self.engine.raw_connection()
         driver = raw.driver_connection if single and not self._sqlite else None
         try:

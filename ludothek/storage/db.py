@@ -7,7 +7,9 @@ code path (`migrate`), with no ``alembic.ini`` to find on disk.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,6 +114,83 @@ def _ping_when_idle(engine: Engine) -> None:
             engine.dialect.do_ping(dbapi_conn)
         except Exception as error:
             raise exc.DisconnectionError(f"a pooled connection did not answer: {error}") from error
+
+
+#: Autocommit connections a `DirectConnections` keeps per server process (the hot single statements).
+DIRECT_CONNECTIONS = 16
+
+
+class DirectConnections:
+    """Autocommit DB-API connections to PostgreSQL for the hot single-statement calls (reading a game's
+    live columns, a token, a move stored in one statement), outside SQLAlchemy's pool.
+
+    Through the pool each of those statements also paid a checkout with its events, switching the
+    connection to autocommit and back, and a checkin: about as much of the process's CPU as running
+    the statement.  These connections stay in autocommit (each statement is its own transaction),
+    and a checkout is a ``list.pop``.  At most `DIRECT_CONNECTIONS` exist (``get`` answers ``None``
+    beyond that and the caller uses the pool); one idle for `IDLE_PING_SECONDS` is pinged before use,
+    and one that failed is closed, not reused.  ``engine.dispose()`` closes them all.
+    """
+
+    def __init__(self, engine: Engine, size: int = DIRECT_CONNECTIONS) -> None:
+        self._engine = engine
+        self._size = size
+        self._idle: list[tuple[Any, float]] = []
+        self._count = 0
+        self._lock = threading.Lock()
+        cargs, cparams = engine.dialect.create_connect_args(engine.url)
+        self._connect_args = (tuple(cargs), {**cparams, "autocommit": True})
+        event.listen(engine, "engine_disposed", lambda _engine: self.close())
+
+    def get(self) -> Any | None:
+        """An idle connection, or a new one while fewer than ``size`` exist; ``None`` when all are in use."""
+        while True:
+            try:
+                conn, since = self._idle.pop()
+            except IndexError:
+                break
+            if conn.closed:
+                self._forget(conn)
+                continue
+            if time.monotonic() - since >= IDLE_PING_SECONDS:
+                try:
+                    conn.execute("SELECT 1")
+                except Exception:
+                    self._forget(conn)
+                    continue
+            return conn
+        with self._lock:
+            if self._count >= self._size:
+                return None
+            self._count += 1
+        try:
+            cargs, cparams = self._connect_args
+            return self._engine.dialect.loaded_dbapi.connect(*cargs, **cparams)
+        except BaseException:
+            with self._lock:
+                self._count -= 1
+            raise
+
+    def put(self, conn: Any, broken: bool = False) -> None:
+        """Give ``conn`` back (``broken``: the statement failed in a way that may have cut it: close it)."""
+        if broken or conn.closed or conn.info.transaction_status != 0:  # 0: idle, outside a transaction
+            self._forget(conn)
+        else:
+            self._idle.append((conn, time.monotonic()))
+
+    def _forget(self, conn: Any) -> None:
+        with contextlib.suppress(Exception):
+            conn.close()
+        with self._lock:
+            self._count -= 1
+
+    def close(self) -> None:
+        while True:
+            try:
+                conn, _since = self._idle.pop()
+            except IndexError:
+                return
+            self._forget(conn)
 
 
 def _alembic_config(engine: Engine) -> Config:

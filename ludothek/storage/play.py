@@ -71,8 +71,16 @@ class PlayStore(LobbyStore):
             tracked = self._cache.get(info.id)
             if tracked is not None:
                 self._cache.move_to_end(info.id)
-        if tracked is not None and tracked.state.move_number() == info.seq:
-            return tracked
+        if tracked is not None:
+            known = tracked.state.move_number()
+            if known == info.seq:
+                return tracked
+            try:
+                if known < info.seq and self._catch_up(info, tracked, known):
+                    return tracked
+            finally:
+                if tracked.state.move_number() != info.seq:  # refused, failed or half applied: replay
+                    self._cache_drop(info.id)
         with self.engine.begin() as conn:
             rows = conn.execute(
                 select(ActionRow.seat, ActionRow.action)
@@ -90,6 +98,39 @@ class PlayStore(LobbyStore):
                 ) from exc
         self._cache_put(info.id, tracked)
         return tracked
+
+    def _catch_up(self, info: GameInfo, tracked: Tracked, known: int) -> bool:
+        """Bring a cached game that is behind (another process or a bot worker moved) up to ``info.seq``
+        by applying only the actions stored since, instead of replaying the whole game.
+
+        Stored actions are never changed or removed (an undo is an entry of its own), so the cached
+        position is a prefix of the stored game.  ``False`` (the caller replays from the start) when the
+        rows do not fit; the cached state may then be half updated and must be dropped.
+        """
+        sql = self._catch_up_sql
+        with self._raw(single=True) as raw:
+            cur = raw.cursor()
+            try:
+                cur.execute(sql, (info.id, known, info.seq))
+                rows = cur.fetchall()
+            finally:
+                cur.close()
+        if len(rows) != info.seq - known:
+            return False
+        try:
+            for seq, seat, action in rows:
+                if seq != tracked.state.move_number():
+                    return False
+                tracked.apply(seat, action)
+        except IllegalAction:
+            return False
+        return True
+
+    @functools.cached_property
+    def _catch_up_sql(self) -> str:
+        mark = self._mark
+        return (f"SELECT seq, seat, action FROM actions WHERE game_id = {mark} AND seq >= {mark} AND seq < {mark} "
+                "ORDER BY seq")
 
     @staticmethod
     def record_of(info: GameInfo, actions: Sequence[tuple[int, str]]) -> dict[str, Any]:

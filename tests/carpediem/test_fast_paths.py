@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 
-from ludothek.engine import CHANCE
+import pytest
+
+from ludothek.engine import CHANCE, IllegalAction
 from ludothek.engine.conformance import random_action
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.district import District
@@ -87,3 +89,27 @@ def test_a_clone_copies_every_container() -> None:
                 assert getattr(mine, name) is not getattr(theirs, name)
             assert mine.district is not theirs.district
             assert mine.district.cells is not theirs.district.cells
+
+
+def test_editing_the_legal_list_changes_nothing_legal() -> None:
+    """The move check reuses the last list asked for, but from its own copy: a caller's edits don't count."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(3):
+        state = GAME.new_state(2)
+        while not state.is_terminal() and checked < 40:
+            if state.current_player() == CHANCE or state.stage == "build":
+                state.apply_action(random_action(state, rng))
+                continue
+            legal = state.legal_actions()
+            wanted = legal[0]
+            legal.clear()
+            legal.append("fountain:forged")
+            probe = state.clone()
+            with pytest.raises(IllegalAction):
+                state.apply_action("fountain:forged")
+            state.apply_action(wanted)  # still legal although the caller removed it from its list
+            probe.apply_action(wanted)
+            assert state.history() == probe.history()
+            checked += 1
+    assert checked == 40

@@ -96,7 +96,10 @@ def test_machikoro_with_the_keyboard_alone(browser: Any, server: str) -> None:
             press(page, on_board(rolls[0]))
             rolled += 1
         elif builds:
-            press(page, on_board(rng.choice(builds)))  # a card in the market: a div, reached by Tab
+            # the Train Station first once affordable: only with it does a turn offer "roll:" (one die or two),
+            # so a purely random buyer could end a game without ever rolling by keyboard (it did, once)
+            pick = "build:train_station" if "build:train_station" in builds else rng.choice(builds)
+            press(page, on_board(pick))  # a card in the market or a landmark: a div, reached by Tab
             built += 1
         else:
             choice = next((a for a in ("keep", "pass", "notrade") if a in actions), None)

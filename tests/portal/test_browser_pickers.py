@@ -139,6 +139,29 @@ def snowdonia_builder(view: dict[str, Any], legal: list[str], rng: random.Random
     return rng.choice([a for a in legal if a != "pass"] or legal)
 
 
+def test_all_actions_stay_unfolded_across_a_refresh(browser: Any, server: str) -> None:
+    """A player who unfolded "all actions" keeps it open when a live update re-renders the same position."""
+    page = snowdonia_game(browser, server, "en")
+    advance(page, server, lambda v, legal: v["decision"]["kind"] == "take" and len(legal) > 3, snowdonia_choice)
+    page.reload()
+    page.wait_for_selector("#picker-take")
+    details = "#legal details.all-actions"
+    assert not page.eval_on_selector(details, "e => e.open")
+    page.click(f"{details} > summary")
+    page.wait_for_selector(f"{details}[open]")
+    for _ in range(2):  # the same position rendered again, twice (a live update and the one queued behind it)
+        page.evaluate("() => { document.getElementById('game').dataset.old = 'yes'; window.ludothek.refresh(); }")
+        page.wait_for_function("() => { const g = document.getElementById('game'); return g && !g.dataset.old"
+                               " && !g.classList.contains('sending'); }")
+        assert page.eval_on_selector(details, "e => e.open")
+    button = page.locator("#legal [data-action]").first
+    assert button.is_visible()
+    page.click(f"{details} > summary")  # folding it again is remembered as well
+    page.evaluate("() => { document.getElementById('game').dataset.old = 'yes'; window.ludothek.refresh(); }")
+    page.wait_for_function("() => { const g = document.getElementById('game'); return g && !g.dataset.old; }")
+    assert not page.eval_on_selector(details, "e => e.open")
+
+
 @pytest.mark.parametrize("kind", ["work", "build"])
 def test_workshop_and_build_pickers(browser: Any, server: str, kind: str) -> None:
     page = snowdonia_game(browser, server, "en")

@@ -112,3 +112,75 @@ def test_a_live_message_over_64_kb_closes_the_socket(server: tuple[str, int]) ->
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+class _Transport:
+    """A transport that records what is written to it."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+def _cycle(method: str = "GET") -> tuple[object, _Transport]:
+    import asyncio
+    import logging
+
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+    from ludothek.portal.connections import _HeldHeaders, _OneWriteCycle
+
+    class Flow:
+        write_paused = False
+
+    transport = _Transport()
+    scope = {"type": "http", "method": method, "http_version": "1.1", "path": "/", "headers": []}
+    cycle = RequestResponseCycle(scope=scope, transport=_HeldHeaders(transport),  # type: ignore[arg-type]
+                                 flow=Flow(), logger=logging.getLogger("t"),  # type: ignore[arg-type]
+                                 access_logger=logging.getLogger("t"), access_log=False, default_headers=[],
+                                 message_event=asyncio.Event(), expect_100_continue=False, keep_alive=True,
+                                 on_response=lambda: None)
+    cycle.__class__ = _OneWriteCycle
+    return cycle, transport
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_headers_and_body_leave_in_one_write(method: str) -> None:
+    import asyncio
+
+    async def answer() -> list[bytes]:
+        cycle, transport = _cycle(method)
+        await cycle.send({"type": "http.response.start", "status": 200,  # type: ignore[attr-defined]
+                          "headers": [(b"content-length", b"2"), (b"content-type", b"text/plain")]})
+        assert transport.writes == []  # held until the body
+        await cycle.send({"type": "http.response.body", "body": b"ok"})  # type: ignore[attr-defined]
+        return transport.writes
+
+    writes = asyncio.run(answer())
+    assert len(writes) == 1
+    assert writes[0].startswith(b"HTTP/1.1 200 OK\r\n") and b"content-length: 2\r\n" in writes[0]
+    assert writes[0].endswith(b"\r\n\r\nok" if method == "GET" else b"\r\n\r\n")
+
+
+def test_a_streamed_body_follows_its_first_part() -> None:
+    import asyncio
+
+    async def answer() -> list[bytes]:
+        cycle, transport = _cycle()
+        await cycle.send({"type": "http.response.start", "status": 200, "headers": []})  # type: ignore[attr-defined]
+        await cycle.send({"type": "http.response.body", "body": b"a", "more_body": True})  # type: ignore[attr-defined]
+        await cycle.send({"type": "http.response.body", "body": b"b"})  # type: ignore[attr-defined]
+        return transport.writes
+
+    first, second = asyncio.run(answer())
+    assert first.startswith(b"HTTP/1.1 200 OK\r\n") and first.endswith(b"transfer-encoding: chunked\r\n\r\n1\r\na\r\n")
+    assert second == b"1\r\nb\r\n0\r\n\r\n"

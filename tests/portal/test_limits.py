@@ -355,3 +355,43 @@ def test_a_thousand_idle_sockets_leave_room_for_other_players(db_url: str) -> No
         out = proc.communicate(timeout=20)[0].decode()
     assert "open-file limit" in out and "connections at once" in out
 
+
+
+def test_in_process_counters_start_no_threads_and_forget_what_expired(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Redis the counters live in this process: counting starts no timer thread (the library's
+    own storage started one every 10 ms under load), and expired counts are dropped all the same."""
+    import limits.storage.memory as memory
+
+    from ludothek.portal.limits import SweptMemoryStorage
+
+    rate = RateLimits(None, {"move_user": "2/second", "register": "1/second"})
+    assert isinstance(rate.storage, SweptMemoryStorage)
+    started: list[threading.Thread] = []
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self))
+    for user in ("1", "2", "3"):
+        rate.hit("move_user", user)
+        rate.hit("move_user", user)
+    with pytest.raises(TooManyAttempts) as refused:
+        rate.hit("move_user", "1")
+    assert refused.value.params["seconds"] in (1, 2) and refused.value.params["code_key"] == "too_many_moves"
+    rate.hit("register", "10.0.0.1")
+    with pytest.raises(TooManyAttempts):
+        rate.hit("register", "10.0.0.1")  # moving windows (the library's entries) count too
+    assert started == []
+    # A minute later every window is over: the next count sweeps the expired ones away, and counts anew.
+    later = time.time() + 60
+
+    class Clock:
+        @staticmethod
+        def time() -> float:
+            return later
+
+    monkeypatch.setattr(memory, "time", Clock)
+    rate.storage._next_sweep = 0.0
+    rate.hit("move_user", "4")
+    counted = list(rate.storage.storage)
+    assert counted and all(key.startswith("LIMITER/move_user/4/") for key in counted)
+    assert not any(rate.storage.events.values())
+    rate.hit("move_user", "1")
+    rate.hit("register", "10.0.0.1")
+    assert started == []

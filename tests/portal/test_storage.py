@@ -9,17 +9,20 @@ import pytest
 from sqlalchemy import inspect
 
 from ludothek import engine as eng
+from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal.gameview import engine_log_equivalent
 from ludothek.storage import (
     Conflict,
     IllegalMove,
     StaleMove,
     Store,
+    db,
     head_revision,
     make_engine,
     migrate,
     schema_revision,
 )
+from tests.conftest import needs
 from tests.portal.conftest import FAST_HASHER
 
 
@@ -190,3 +193,31 @@ def test_bots_resume_after_a_restart(tmp_path: Any) -> None:
                 break
             time.sleep(0.02)
     assert now["seq"] > g["seq"] and (now["my_turn"] or now["status"] == "finished")
+
+
+@pytest.mark.postgres
+def test_direct_connections_replace_a_cut_one_and_close_on_dispose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hot single statements run on autocommit connections outside the pool (PostgreSQL): a
+    connection the server cut is pinged and replaced before use, and ``dispose`` closes them all."""
+    url = postgres_url()
+    needs(None if url else UNREACHABLE)
+    assert url is not None
+    reset_database(url)
+    store = new_store(url)
+    gid = _two_player_game(store)
+    pid = store._read_one("SELECT pg_backend_pid()", ())[0]
+    assert store._read_one("SELECT pg_backend_pid()", ())[0] == pid  # the same connection, reused
+    assert store._read_one("SHOW transaction_isolation", ()) is not None
+    with store.engine.begin() as conn:  # the server cuts it (a restart, an administrator)
+        conn.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
+    monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)  # as if it had been idle a while: pinged first
+    assert store._read_one("SELECT pg_backend_pid()", ())[0] != pid
+    info = store.game(gid)
+    store.submit(gid, info.to_move, "roll", info.seq)  # the one-statement move on a direct connection
+    assert store.game(gid).seq > info.seq
+    direct = store._direct
+    assert direct is not None and direct._idle
+    conns = [c for c, _ in direct._idle]
+    store.engine.dispose()
+    assert not direct._idle and all(c.closed for c in conns)
+    reset_database(url)

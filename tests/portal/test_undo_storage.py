@@ -99,3 +99,50 @@ def test_a_long_run_is_taken_back_step_by_step_past_the_kept_positions() -> None
     assert sum(1 for e in tracked.log if e.undone) == len(snapshots)
     full = eng.log(tracked.state, viewer=0, lang="en", names=["anna", "bruno"])[-len(tracked.log):]
     assert [(e["text"], e["undone"]) for e in tracked.log_for(0, "en")] == [(e["text"], e["undone"]) for e in full]
+
+
+def test_a_cache_behind_catches_up_with_the_rows_stored_since(any_db: str) -> None:
+    """Another process (or a bot worker) moves and undoes while this one's cached game waits: reading it
+    applies only the rows stored since, to the same position, log and undo chances as a fresh replay."""
+    mine = new_store(any_db)
+    gid = _rtta_game(mine)
+    other = new_store(any_db)
+    rng = random.Random(5)
+    undos = 0
+    for _round in range(12):
+        with mine.state(gid) as (_, cached):  # warm (or caught up) at the game's number now
+            assert cached is not None
+        for _ in range(rng.randint(1, 6)):  # the other process plays a few actions meanwhile
+            info = other.game(gid)
+            if info.status != "running":
+                break
+            with other.state(gid) as (_, tracked):
+                assert tracked is not None
+                can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
+                action = rng.choice(tracked.state.legal_actions())
+            if can and rng.random() < 0.4:
+                other.undo(gid, info.to_move, info.seq)
+                undos += 1
+            else:
+                other.submit(gid, info.to_move, action, info.seq)
+        with mine.state(gid) as (info, tracked):
+            assert tracked is cached, "caught up in place, not replayed"
+            assert tracked.state.move_number() == info.seq == other.game(gid).seq
+            assert tracked.state.snapshot() == eng.replay(other.record(gid)).snapshot()
+            for viewer in (0, 1, None):
+                assert tracked.log_for(viewer, "en") == engine_log_equivalent(tracked, viewer, "en")
+        if info.status != "running":
+            break
+        if info.to_move >= 0:  # and this process moves on from the caught-up position
+            with mine.state(gid) as (_, tracked):
+                assert tracked is not None
+                action = rng.choice(tracked.state.legal_actions())
+            mine.submit(gid, info.to_move, action, info.seq)
+    assert undos >= 1
+    fresh = new_store(any_db)
+    with mine.state(gid) as (_, tracked), fresh.state(gid) as (_, replayed):
+        assert tracked is not None and replayed is not None
+        assert tracked.state.snapshot() == replayed.state.snapshot()
+        assert tracked.log_for(0, "de") == replayed.log_for(0, "de")
+    for s in (mine, other, fresh):
+        s.engine.dispose()

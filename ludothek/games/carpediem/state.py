@@ -169,7 +169,7 @@ class CarpeDiemState(State):
         self.final: list[int] | None = None
         self.actor = -1  # the seat whose decision is due in turn stages
         #: The legal actions last asked for: (history length, stage, actions); see `_legal_now`.
-        self._memo_legal: tuple[int, str, list[str]] | None = None
+        self._memo_legal: tuple[int, str, tuple[str, ...]] | None = None
 
     # ----- helpers -----------------------------------------------------------------
     def clone(self) -> CarpeDiemState:
@@ -278,7 +278,10 @@ class CarpeDiemState(State):
         return self.actor if kind is None else kind
 
     def legal_actions(self) -> list[str]:
-        """The legal actions, built afresh; the next move's check reuses them (see `_legal_now`)."""
+        """The legal actions, built afresh; the next move's check reuses them (see `_legal_now`).
+
+        The check keeps its own frozen copy: a caller that edits the list it got changes nothing legal.
+        """
         st = self.stage
         if st == "build":  # the most frequent decision, and the longest list: no further call
             assert self.held is not None
@@ -286,10 +289,10 @@ class CarpeDiemState(State):
             legal.append("store")
         else:
             legal = self._legal_actions()
-        self._memo_legal = (len(self._history), st, legal)
+        self._memo_legal = (len(self._history), st, tuple(legal))
         return legal
 
-    def _legal_now(self) -> list[str]:
+    def _legal_now(self) -> tuple[str, ...]:
         """The legal actions a bot or player just asked for if still for this position, else built now.
 
         A bot asks for the list and then plays one of it, which is checked
@@ -300,7 +303,7 @@ class CarpeDiemState(State):
         memo = self._memo_legal
         if memo is not None and memo[0] == len(self._history) and memo[1] == self.stage:
             return memo[2]
-        return self.legal_actions()
+        return tuple(self.legal_actions())
 
     def _legal_actions(self) -> list[str]:
         st = self.stage
@@ -546,7 +549,7 @@ class CarpeDiemState(State):
             if kind is None and head != "build":
                 memo = self._memo_legal  # `_legal_now`, spelled out on the hot path
                 if memo is not None and memo[0] == len(self._history) and memo[1] == st:
-                    legal = memo[2]
+                    legal: Sequence[str] = memo[2]
                 else:
                     legal = self.legal_actions()
                 if action not in legal:

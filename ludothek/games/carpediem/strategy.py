@@ -169,5 +169,9 @@ def policy(state: State, rng: random.Random) -> str:
 
 
 #: `hard`'s constants (see `ludothek.bots.strategy.SearchSettings`): the greedy placement player's move
-#: starts with 20 virtual visits, so a short search does not overrule it on thin evidence.
-SEARCH = {"prior": 20, "policy_share": 1.0, "rollout_depth": 8}
+#: starts with 20 virtual visits, so a short search does not overrule it on thin evidence.  The logistic's
+#: scale is 30 points, not the default 6: Carpe Diem's leads run to 20-60 points (games end around 70-100
+#: points each), and with 6 points every lead past about 20 was worth the same, so once ahead the search
+#: stopped caring about points and played loosely (against `random` it scored about half what `medium` does;
+#: against `medium` it let leads slip).  With 30 a lead of 20, 40 or 60 points is worth 0.66, 0.79 or 0.88.
+SEARCH = {"prior": 20, "policy_share": 1.0, "rollout_depth": 8, "scale": 30.0}

@@ -60,8 +60,17 @@
     if (el) { el.focus({ preventScroll: false }); focusBefore = null; }  // else: wait for a swap that offers something
   }
 
+  /* The folded "all actions" list stays as the player left it: a live update re-renders the board
+   * (sometimes twice for the same position), and it must not fold the list away under their pointer. */
+  let allActionsOpen = false;
+  document.addEventListener("toggle", (ev) => {
+    const el = ev.target;
+    if (el instanceof HTMLDetailsElement && el.matches("#legal details.all-actions")) allActionsOpen = el.open;
+  }, true);
+
   function swapDone() {
     const g = root();
+    if (g && allActionsOpen) g.querySelectorAll("#legal details.all-actions").forEach((el) => { el.open = true; });
     if (g) { keyboardable(g); restoreFocus(g); }
     document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: g } }));
   }

@@ -1,0 +1,93 @@
+"""The storage side of a move, without the web layer: CPU time per move of one process.
+
+Per move it does what a server process does for one move and the other seat's view of it: look up
+the mover's API token, store the move (the cached fast path), and read the game and its state for
+the other seat.  Every third round another store (another server process, or a bot worker) plays
+the next moves, so this store's cached game falls behind and must catch up when it is read.
+
+``python -m benchmarks.bench_store_moves [sqlite|postgres] [moves]`` prints the CPU milliseconds per
+move (``time.process_time``: load-independent enough to compare two versions run one after another).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+
+from argon2 import PasswordHasher
+
+from ludothek.devtools.postgres import postgres_url, reset_database
+from ludothek.storage import Store, make_engine, migrate
+
+GAME = "machikoro"
+
+
+def _store(url: str) -> Store:
+    engine = make_engine(url)
+    migrate(engine)
+    return Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+
+
+def measure(url: str, moves: int, games: int = 20, seed: int = 1) -> float:
+    """CPU milliseconds per move (this process; the database server's own work not counted)."""
+    store, other = _store(url), _store(url)
+    rng = random.Random(seed)
+    users = [store.register(f"user{seed}x{i}", f"password-{i}") for i in range(2)]
+    tokens = {u.id: store.create_token(u.id) for u in users}
+    gids = []
+    for _ in range(games):
+        gid = store.create_game(users[0], GAME, 2, {})
+        store.join(gid, users[1])
+        gids.append(gid)
+    done = 0
+    cpu = 0.0
+    rounds = 0
+    while done < moves:
+        rounds += 1
+        for k, gid in enumerate(list(gids)):
+            with store.state(gid) as (info, tracked):
+                if info.status != "running" or tracked is None:
+                    gid2 = store.create_game(users[0], GAME, 2, {})
+                    store.join(gid2, users[1])
+                    gids[k] = gid2
+                    continue
+                legal = tracked.state.legal_actions()
+                mover = info.seats[info.to_move].user_id
+                assert mover is not None
+                action = rng.choice(legal)
+            if (rounds + k) % 3 == 0:  # another process moves: this store's cache falls behind
+                other.submit_as(gid, mover, action, info.seq)
+                continue
+            start = time.process_time()
+            assert store.user_by_token(tokens[mover]) is not None
+            store.submit_as(gid, mover, action, info.seq)
+            store.game(gid)
+            with store.state(gid):
+                pass
+            cpu += time.process_time() - start
+            done += 1
+    for s in (store, other):
+        s.engine.dispose()
+    return cpu / done * 1000
+
+
+def main() -> None:
+    kind = sys.argv[1] if len(sys.argv) > 1 else "sqlite"
+    moves = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
+    if kind == "postgres":
+        url = postgres_url()
+        if url is None:
+            print("postgres: PostgreSQL not reachable")
+            return
+        reset_database(url)
+        print(f"postgres: {measure(url, moves):.3f} ms CPU per move")
+        reset_database(url)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(f"sqlite: {measure(f'sqlite:///{tmp}/moves.sqlite3', moves):.3f} ms CPU per move")
+
+
+if __name__ == "__main__":
+    main()
