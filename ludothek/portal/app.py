@@ -12,6 +12,7 @@ import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -282,7 +283,8 @@ def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob
     from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
 
     transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
-    return MailJob(store, links, transport, sender=settings.mail_from)
+    return MailJob(store, links, transport, sender=settings.mail_from,
+                   keep=timedelta(days=max(1, settings.mail_keep_days)))
 
 
 def _serve_settings(db_url: str | None, host: str, port: int, overrides: dict[str, Any]) -> Settings:

@@ -70,6 +70,8 @@ class Settings:
     mail_from: str = "Ludothek <noreply@localhost>"
     #: Seconds between two looks at the outbox by the in-process sender; 0: no sender in this process.
     mail_interval: float = 2.0
+    #: Days the outbox keeps mails that are done with (sent, failed, skipped) before deleting them.
+    mail_keep_days: int = 30
     #: Who may read ``/metrics``: addresses or networks, comma-separated (``LUDOTHEK_METRICS_ALLOW``).
     metrics_allow: str = "127.0.0.1/32,::1/128"
     #: Threads for the async handlers' database calls (PostgreSQL; SQLite calls run on the event loop).
@@ -93,6 +95,7 @@ class Settings:
             smtp_url=os.environ.get("LUDOTHEK_SMTP_URL") or None,
             mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",
             mail_interval=float(os.environ.get("LUDOTHEK_MAIL_INTERVAL", "2")),
+            mail_keep_days=int(os.environ.get("LUDOTHEK_MAIL_KEEP_DAYS", "30")),
             metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
             access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
         )

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .base import StoreBase
@@ -48,6 +48,9 @@ BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), ti
            timedelta(hours=6))
 #: How long a claimed batch (and the SQLite sender lease) is held before it counts as abandoned.
 LEASE = timedelta(minutes=5)
+#: Outbox rows that are done with (sent, failed, skipped), kept this long for operators, then deleted.
+KEEP_FINISHED = timedelta(days=30)
+FINISHED = ("sent", "failed", "skipped")
 
 
 def queue_mail(
@@ -253,6 +256,32 @@ class OutboxStore(StoreBase):
                                                     "it cannot arrive twice")
             )
             return res.rowcount or 0
+
+    def prune_mail(self, before: datetime, batch: int = 5000) -> int:
+        """Delete finished mails (sent, failed, skipped) queued before ``before``, with their attempts.
+
+        Every move queues a row (most are skipped: guests, settings), so without this the outbox
+        grows by one row per move for ever.  Deleted a batch per short transaction, oldest first,
+        so a large backlog never holds SQLite's one writer for long.  Pending and claimed rows are
+        never touched, however old.  The newest row always stays: SQLite gives a new row the
+        highest id plus one, and ids must never go back below the sender's low mark.
+        Returns how many rows went.
+        """
+        total = 0
+        while True:
+            with self.engine.begin() as conn:
+                top = conn.execute(select(func.max(OutboxRow.id))).scalar() or 0
+                ids = list(conn.execute(
+                    select(OutboxRow.id)
+                    .where(OutboxRow.status.in_(FINISHED), OutboxRow.created_at < before, OutboxRow.id < top)
+                    .order_by(OutboxRow.id).limit(batch)
+                ).scalars())
+                if ids:
+                    conn.execute(delete(OutboxAttempt).where(OutboxAttempt.outbox_id.in_(ids)))
+                    conn.execute(delete(OutboxRow).where(OutboxRow.id.in_(ids)))
+            total += len(ids)
+            if len(ids) < batch:
+                return total
 
     def mail_counts(self) -> dict[str, int]:
         """Outbox rows by status (operators and tests)."""

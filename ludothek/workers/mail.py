@@ -30,7 +30,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 from ludothek.storage import Store
-from ludothek.storage.outbox import QueuedMail
+from ludothek.storage.outbox import KEEP_FINISHED, QueuedMail
 
 from .mail_compose import Composer, Skip, local_now
 from .mail_links import MailLinks
@@ -43,6 +43,8 @@ DIGEST_CHECK = timedelta(minutes=1)
 #: At most this many batches of mails in one pass of the sender (then the runner goes again at once
 #: if any was sent, or after its interval).
 MAX_BATCHES = 40
+#: How often a sender deletes finished mails older than its ``keep`` (`Store.prune_mail`).
+PRUNE_EVERY = timedelta(hours=1)
 
 
 class Transport(Protocol):
@@ -132,7 +134,8 @@ class MailJob:
     name = "mail"
 
     def __init__(self, store: Store, links: MailLinks, transport: Transport, *,
-                 sender: str = "Ludothek <noreply@localhost>", batch: int = 50) -> None:
+                 sender: str = "Ludothek <noreply@localhost>", batch: int = 50,
+                 keep: timedelta = KEEP_FINISHED) -> None:
         self.store = store
         self.composer = Composer(store, links, sender)
         self.transport = transport
@@ -140,11 +143,15 @@ class MailJob:
         #: This sender's name in the lease (unique per process and job).
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._digest_checked: datetime | None = None
+        #: Finished mails older than this are deleted, once every `PRUNE_EVERY`.
+        self.keep = keep
+        self._pruned: datetime | None = None
 
     def run_once(self, now: datetime) -> int:
         """Send what is due at ``now``; returns how many mails were sent."""
         self.store.fail_interrupted_mail(now)
         self._queue_digests(now)
+        self._prune(now)
         done = 0
         #: Once the server cannot be reached, the rest of the batch is not tried again (each would wait).
         unreachable: str | None = None
@@ -197,6 +204,15 @@ class MailJob:
             yield from mails
             if len(mails) < self.batch or unreachable():
                 return
+
+    def _prune(self, now: datetime) -> None:
+        """Delete the finished mails older than ``keep`` (once every `PRUNE_EVERY` per sender)."""
+        if self._pruned is not None and now - self._pruned < PRUNE_EVERY:
+            return
+        self._pruned = now
+        gone = self.store.prune_mail(now - self.keep)
+        if gone:
+            log.info("deleted %d finished mails queued more than %d days ago", gone, self.keep.days)
 
     def _queue_digests(self, now: datetime) -> None:
         """Queue today's digest for every digest user whose hour has come (at most one a day)."""

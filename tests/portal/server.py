@@ -6,11 +6,17 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from ludothek.devtools.threaded_server import free_port, serving
 from ludothek.portal import Settings, create_app
 
-__all__ = ["free_port", "running_server", "wait_until_serving"]
+__all__ = ["PortTaken", "free_port", "running_server", "wait_until_serving"]
+
+
+class PortTaken(RuntimeError):
+    """The server died because its port was taken between `free_port` and its bind (a race on a busy
+    machine: any outgoing connection may get that port as its local one): start again on another."""
 
 
 @contextmanager
@@ -20,8 +26,12 @@ def running_server(settings: Settings, port: int | None = None) -> Iterator[str]
         yield base
 
 
-def wait_until_serving(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0) -> None:
-    """Wait until the server subprocess ``proc`` answers at ``base``; fail if it dies or takes too long."""
+def wait_until_serving(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0,
+                       log: Path | None = None) -> None:
+    """Wait until the server subprocess ``proc`` answers at ``base``; fail if it dies or takes too long.
+
+    ``log``: the file the server's standard error goes to, quoted when it dies.
+    """
     import httpx
 
     deadline = time.monotonic() + timeout
@@ -33,7 +43,11 @@ def wait_until_serving(proc: subprocess.Popen[bytes], base: str, timeout: float 
             pass
         if proc.poll() is not None:
             err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise RuntimeError(f"the server died: {err[-2000:]}")
+            if log is not None and log.exists():
+                err += log.read_text(errors="replace")
+            if "address already in use" in err.lower():
+                raise PortTaken(f"the server's port was taken: {err[-500:]}")
+            raise RuntimeError(f"the server died (exit code {proc.returncode}): {err[-2000:]}")
         if time.monotonic() > deadline:
             raise RuntimeError("the server did not start")
         time.sleep(0.2)

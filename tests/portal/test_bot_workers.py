@@ -31,7 +31,7 @@ from ludothek.storage.botturns import LEASE
 from ludothek.storage.models import ActionRow, GameRow
 from ludothek.workers.bots import BotWorker
 from tests.portal.conftest import FAST_HASHER, api_user, csrf_of, make_settings, page_login
-from tests.portal.server import free_port, wait_until_serving
+from tests.portal.server import PortTaken, free_port, wait_until_serving
 
 #: The workers' "now" in these tests: an hour past the wall clock, so every turn the tests set up
 #: (stamped with the real time) is due, whatever day the tests run.  A fixed date here once made
@@ -341,16 +341,23 @@ def serve_proc(tmp_path: Path) -> Iterator[Any]:
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
-        port = free_port()
         full_env = {**os.environ, "LUDOTHEK_SECRET": "bots-test", "LUDOTHEK_RATE_LIMITS": "off",
                     "LUDOTHEK_BOT_DELAY": "0", **(env or {})}
-        proc = subprocess.Popen([sys.executable, "-m", "ludothek.cli", "serve", "--port", str(port), *args],
-                                stdout=subprocess.DEVNULL, stderr=(tmp_path / f"serve-{port}.log").open("wb"),
-                                env=full_env)
-        procs.append(proc)
-        base = f"http://127.0.0.1:{port}"
-        wait_until_serving(proc, base)
-        return proc, base
+        for attempt in range(3):
+            port = free_port()
+            log = tmp_path / f"serve-{port}.log"
+            proc = subprocess.Popen([sys.executable, "-m", "ludothek.cli", "serve", "--port", str(port), *args],
+                                    stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=full_env)
+            procs.append(proc)
+            base = f"http://127.0.0.1:{port}"
+            try:
+                wait_until_serving(proc, base, log=log)
+            except PortTaken:
+                if attempt == 2:
+                    raise
+                continue
+            return proc, base
+        raise AssertionError("unreachable")
 
     yield start
     for proc in procs:

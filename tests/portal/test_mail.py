@@ -600,3 +600,55 @@ def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: Tes
     assert "your time runs out soon" in mail.subject
     h = ha if client.get(f"/api/games/{gid}", headers=ha).json()["my_turn"] else hb
     assert mail.rcpt == [("anna" if h is ha else "bert") + "@example.org"]
+
+
+def test_finished_mails_are_deleted_once_older_than_the_keep_period(client: TestClient) -> None:
+    """Every move queues a mail row; finished ones (sent, failed, skipped) go after 30 days, pending ones never."""
+    from ludothek.storage.models import OutboxAttempt
+    from ludothek.storage.outbox import KEEP_FINISHED
+
+    store = store_of(client)
+    h = api_user(client, "alice")
+    uid = client.get("/api/me", headers=h).json()["id"]
+    now = utcnow()
+    old, recent = now - KEEP_FINISHED - timedelta(days=1), now - timedelta(days=2)
+
+    def row(status: str, at: datetime) -> int:
+        with store.engine.begin() as conn:
+            queue_mail(conn, uid, "turn", game_id=1, seq=0, now=at)
+            mail_id = int(conn.execute(select(func.max(OutboxRow.id))).scalar_one())
+            conn.execute(OutboxRow.__table__.update().where(OutboxRow.id == mail_id).values(status=status))
+            conn.execute(OutboxAttempt.__table__.insert().values(outbox_id=mail_id, at=at, ok=False, error="x"))
+        return mail_id
+
+    gone = [row("sent", old), row("failed", old), row("skipped", old)]
+    kept = [row("pending", old), row("sending", old), row("sent", recent)]
+    assert store.prune_mail(now - KEEP_FINISHED, batch=2) == 3  # two batches
+    with store.engine.begin() as conn:
+        left = set(conn.execute(select(OutboxRow.id)).scalars())
+        attempts = set(conn.execute(select(OutboxAttempt.outbox_id)).scalars())
+    assert left.isdisjoint(gone) and set(kept) <= left
+    assert attempts.isdisjoint(gone), "their attempts went with them"
+    assert store.prune_mail(now - KEEP_FINISHED) == 0
+
+    # The sender prunes on its first pass (the stale "sending" row is failed first, then goes too),
+    # then at most once an hour.  The newest row always stays (SQLite ids are the highest plus one).
+    first = row("sent", old)
+    row("pending", now)
+    send(client, now)
+    second = row("sent", old)
+    row("pending", now)
+    send(client, now + timedelta(minutes=10))
+    with store.engine.begin() as conn:
+        left = set(conn.execute(select(OutboxRow.id)).scalars())
+    assert first not in left and kept[1] not in left and second in left
+    send(client, now + timedelta(minutes=61))
+    with store.engine.begin() as conn:
+        left = set(conn.execute(select(OutboxRow.id)).scalars())
+    assert second not in left  # (the old pending row was skipped by the sender meanwhile, and went too)
+    newest = max(left)
+    with store.engine.begin() as conn:
+        conn.execute(OutboxRow.__table__.update().values(status="sent", created_at=old))
+    store.prune_mail(now)
+    with store.engine.begin() as conn:
+        assert set(conn.execute(select(OutboxRow.id)).scalars()) == {newest}
