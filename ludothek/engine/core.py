@@ -46,8 +46,8 @@ class naming:  # lower case: it is used like the function it replaced, ``with na
     itself for short ones (issue 14).  The names stay in a `ContextVar`
     exactly as before, so threads and asyncio tasks each see their own, and
     blocks nest: leaving one restores what the outer block had set.  One
-    object may be entered again after it was left, but not while it is in
-    force (as a generator-based one could not be either).
+    object may be entered again after it was left (a generator-based one could
+    not), but not while it is in force: that raises `RuntimeError`.
     """
 
     __slots__ = ("_names", "_token")
