@@ -12,9 +12,8 @@ from __future__ import annotations
 import copy
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -32,8 +31,7 @@ UNDO = "undo"
 _NAMES: ContextVar[tuple[str, ...] | None] = ContextVar("ludothek_seat_names", default=None)
 
 
-@contextmanager
-def naming(names: Sequence[str] | None) -> Iterator[None]:
+class naming:  # lower case: it is used like the function it replaced, ``with naming(names):``
     """Make `seat_name` speak of seats by ``names`` (``names[seat]``) inside the block.
 
     ``describe(..., names=...)``, ``describe_hidden``, ``engine.log`` and
@@ -41,15 +39,36 @@ def naming(names: Sequence[str] | None) -> Iterator[None]:
     `seat_name` and never threads the names through itself.  ``None`` keeps
     whatever names an outer block set.  Nothing is stored in any state, so
     states stay pure and records replay unchanged.
+
+    A small class rather than a ``@contextmanager`` generator: a page or API
+    answer enters it once per sentence made, and the generator machinery
+    (a generator, ``next`` twice, a helper object) cost more than the sentence
+    itself for short ones (issue 14).  The names stay in a `ContextVar`
+    exactly as before, so threads and asyncio tasks each see their own, and
+    blocks nest: leaving one restores what the outer block had set.  One
+    object may be entered again after it was left (a generator-based one could
+    not), but not while it is in force: that raises `RuntimeError`.
     """
-    if names is None:
-        yield
-        return
-    token = _NAMES.set(tuple(str(n) for n in names))
-    try:
-        yield
-    finally:
-        _NAMES.reset(token)
+
+    __slots__ = ("_names", "_token")
+
+    def __init__(self, names: Sequence[str] | None) -> None:
+        self._names = names
+        self._token: Token[tuple[str, ...] | None] | None = None
+
+    def __enter__(self) -> None:
+        names = self._names
+        if names is None:
+            return
+        if self._token is not None:
+            raise RuntimeError("this naming block is already in force")
+        self._token = _NAMES.set(tuple(map(str, names)))
+
+    def __exit__(self, *exc: object) -> None:
+        token = self._token
+        if token is not None:
+            self._token = None
+            _NAMES.reset(token)
 
 
 def seat_name(seat: int, lang: str = "en") -> str:
@@ -363,8 +382,33 @@ class State(ABC):
 
     def describe(self, action: str, lang: str = "en", names: Sequence[str] | None = None) -> str:
         """A short sentence for ``action`` (legal now) in ``lang``; ``names[seat]`` names each seat."""
+        if names is None:  # nothing to set: the names of an outer block, if any, stay in force
+            return self._describe(action, lang)
         with naming(names):
             return self._describe(action, lang)
+
+    def describe_all(self, actions: Iterable[str], lang: str = "en",
+                     names: Sequence[str] | None = None) -> list[str]:
+        """``[describe(a, lang, names) for a in actions]``, the same strings, made under one `naming` block.
+
+        The seat to move gets every legal action with its sentence in each
+        answer after a move (`ludothek.portal.gameview.seat_context`); entering
+        the names once instead of once per action, and letting a game share
+        the work its sentences have in common (`_describe_all`), makes that
+        list several times cheaper (issue 14).
+        """
+        if names is None:
+            return self._describe_all(actions, lang)
+        with naming(names):
+            return self._describe_all(actions, lang)
+
+    def _describe_all(self, actions: Iterable[str], lang: str) -> list[str]:
+        """The sentences for ``actions`` (seat names already in force).  A game may override it for speed.
+
+        An override must give exactly ``[self._describe(a, lang) for a in actions]``.
+        """
+        describe = self._describe
+        return [describe(action, lang) for action in actions]
 
     def describe_hidden(self, action: str, lang: str = "en", names: Sequence[str] | None = None) -> str:
         """The sentence a seat that may not see the secret chance outcome ``action`` reads instead."""
@@ -422,13 +466,32 @@ class State(ABC):
 
     # ----- undo -------------------------------------------------------------------
     def _in_force(self) -> list[int]:
-        """Indices into the history of the actions still in force (undone ones and undo entries left out)."""
-        stack: list[int] = []
-        for index, entry in enumerate(self._history):
+        """Indices into the history of the actions still in force (undone ones and undo entries left out).
+
+        Every answer after a move asks `can_undo`, which needs this; walking the
+        whole history each time grew with the length of the game (issue 14).
+        The walk is kept in ``_in_force_memo`` (the history list it was made
+        for, how many entries it covers, the result) and only the entries
+        appended since are walked.  A history only ever grows by appending to
+        its list; anything that rewrites it (`undo`, a replay) puts in a new
+        list, which the memo does not match, so it is walked afresh.  The memo
+        is replaced, never changed in place, so a clone sharing it is safe.
+        Callers get their own list.
+        """
+        history = self._history
+        memo: tuple[list[HistoryEntry], int, tuple[int, ...]] | None = self.__dict__.get("_in_force_memo")
+        if memo is not None and memo[0] is history and memo[1] <= len(history):
+            start, stack = memo[1], list(memo[2])
+        else:
+            start, stack = 0, []
+        for index in range(start, len(history)):
+            entry = history[index]
             if entry.action == UNDO and entry.seat != CHANCE:
                 stack.pop()
             else:
                 stack.append(index)
+        if start != len(history) or memo is None or memo[0] is not history:
+            self._in_force_memo = (history, len(history), tuple(stack))
         return stack
 
     def undone(self) -> set[int]:

@@ -56,12 +56,14 @@ def seat_context(
     to_move = state.current_player()
     # Nothing can be played in a game that has ended (an abandoned game stops at a seat's turn).
     legal = state.legal_actions() if seat is not None and to_move == seat and info.status == "running" else []
-    names = seat_names(info)
+    # One naming block for all the sentences, and the game's batch hook (State.describe_all): the
+    # same texts as describing each action alone, several times cheaper for the mover (issue 14).
+    texts = state.describe_all(legal, lang, seat_names(info)) if legal else []
     return {
         "seat": seat,
         "view": view,
         "legal": legal,
-        "legal_described": [{"action": a, "text": state.describe(a, lang, names)} for a in legal],
+        "legal_described": [{"action": a, "text": text} for a, text in zip(legal, texts, strict=True)],
         "can_undo": seat is not None and info.status == "running" and state.can_undo(seat),
         "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,

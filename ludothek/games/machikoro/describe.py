@@ -6,6 +6,7 @@ and what a card costs at that moment.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ludothek.engine import CHANCE, TERMINAL, IllegalAction
@@ -52,11 +53,50 @@ def _roll_effect(state: MachiKoroState, action: str, lang: str) -> str:
     return " - " + ", ".join(changes)
 
 
+#: The part of a ``build:ID`` sentence after the player's name, by language and action: the card's
+#: name and cost never change, so each is formatted once (the build list is most of what the seat to
+#: move is offered, and `describe_actions` makes all of it after every move).
+_BUILD_TAILS: dict[str, dict[str, str]] = {
+    lang: {
+        action: (
+            f" baut {card.name(lang)} für {_coins(card.cost, lang)}."
+            if lang == "de"
+            else f" builds {card.name(lang)} for {_coins(card.cost, lang)}."
+        )
+        for action, (is_landmark, index) in N.BUILD_TARGET.items()
+        for card in (LANDMARKS[index] if is_landmark else ESTABLISHMENTS[index],)
+    }
+    for lang in ("de", "en")
+}
+
+
 def describe_action(state: MachiKoroState, action: str, lang: str = "en") -> str:
     """A short sentence for ``action`` played in ``state``."""
     check_lang(lang)
-    de = lang == "de"
+    return _sentence(state, action, lang, player_name(state.turn, lang))
+
+
+def describe_actions(state: MachiKoroState, actions: Iterable[str], lang: str = "en") -> list[str]:
+    """``[describe_action(state, a, lang) for a in actions]``, with what they share worked out once.
+
+    The language check and the mover's name are the same for every action of
+    a position, and the build sentences come ready-made but for the name
+    (`_BUILD_TAILS`).  `MachiKoroState._describe_all` uses it for the list of
+    legal actions that every answer to the seat to move carries (issue 14).
+    """
+    actions = list(actions)
+    if not actions:
+        return []
+    check_lang(lang)
     who = player_name(state.turn, lang)
+    tails = _BUILD_TAILS[lang]
+    return [who + tail if (tail := tails.get(action)) is not None else _sentence(state, action, lang, who)
+            for action in actions]
+
+
+def _sentence(state: MachiKoroState, action: str, lang: str, who: str) -> str:
+    """The sentence for ``action`` in ``state`` (``lang`` checked), ``who`` being the mover's name."""
+    de = lang == "de"
     if action in N.DICE_VALUES:
         a, b = N.DICE_VALUES[action]
         if b:
@@ -88,15 +128,9 @@ def describe_action(state: MachiKoroState, action: str, lang: str = "en") -> str
             if de
             else f"{who} declines the Business Center trade."
         )
-    build = N.parse_build(action)
-    if build is not None:
-        is_landmark, index = build
-        card = LANDMARKS[index] if is_landmark else ESTABLISHMENTS[index]
-        return (
-            f"{who} baut {card.name(lang)} für {_coins(card.cost, lang)}."
-            if de
-            else f"{who} builds {card.name(lang)} for {_coins(card.cost, lang)}."
-        )
+    tail = _BUILD_TAILS[lang].get(action)
+    if tail is not None:
+        return who + tail
     target = N.parse_tv(action)
     if target is not None and 0 <= target < state.num_players:
         amount = min(5, state.coins(target))

@@ -19,7 +19,7 @@ action is refused before anything changes, and a history entry is appended.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, Game, HistoryEntry, IllegalAction, SeatResult, State
@@ -536,6 +536,12 @@ class MachiKoroState(State):
         from .describe import describe_action
 
         return describe_action(self, action, lang)
+
+    def _describe_all(self, actions: Iterable[str], lang: str) -> list[str]:
+        """The same sentences as `_describe` one by one; the mover's name and the build texts made once."""
+        from .describe import describe_actions
+
+        return describe_actions(self, actions, lang)
 
     def explain_illegal(self, action: str) -> str:
         from .describe import explain_illegal

@@ -22,24 +22,35 @@ if TYPE_CHECKING:
     from .rules import MachiKoroState
 
 
-def _city(state: MachiKoroState, seat: int) -> dict[str, Any]:
-    placing = state.placing()
+#: Card ids in table order (``ESTABLISHMENTS[k].id`` is the id of kind ``k``, as the state's lists count them).
+_KIND_IDS: tuple[str, ...] = tuple(e.id for e in ESTABLISHMENTS)
+#: (id, bit) of each landmark, in table order.
+_LANDMARK_BITS: tuple[tuple[str, int], ...] = tuple((m.id, m.bit) for m in LANDMARKS)
+assert all(e.index == k for k, e in enumerate(ESTABLISHMENTS))
+
+
+def _city(state: MachiKoroState, seat: int, placing: list[int], terminal: bool) -> dict[str, Any]:
+    """One seat's city.  ``placing`` and ``terminal`` are the state's, passed in: they are the same for all seats.
+
+    It reads the state's lists directly (cards by kind index, landmark bit
+    masks) rather than through ``count``/``has_built``/``landmark_active``
+    per card, which went by id through two lookups each: the views are built
+    for every answer after a move, and that was most of their cost (issue 14).
+    The values are the same those accessors give.
+    """
+    cards = state._cards[seat]
+    built = state._built[seat]
+    active = state._active[seat]
     return {
         "seat": seat,
         "player": seat + 1,
-        "coins": state.coins(seat),
-        "establishments": {e.id: n for e in ESTABLISHMENTS if (n := state.count(seat, e.id))},
+        "coins": state._coins[seat],
+        "establishments": {kind: n for kind, n in zip(_KIND_IDS, cards, strict=True) if n},
         "landmarks": {
-            m.id: (
-                "active"
-                if state.landmark_active(seat, m.id)
-                else "built"
-                if state.has_built(seat, m.id)
-                else "unbuilt"
-            )
-            for m in LANDMARKS
+            lm: ("active" if active & bit else "built" if built & bit else "unbuilt")
+            for lm, bit in _LANDMARK_BITS
         },
-        "finished": state.is_out(seat) or (state.is_terminal() and placing[:1] == [seat]),
+        "finished": state._out[seat] or (terminal and placing[:1] == [seat]),
         "place": placing.index(seat) + 1 if seat in placing else None,
     }
 
@@ -83,11 +94,13 @@ def breakdown(state: MachiKoroState) -> list[dict[str, Any]]:
 def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
     """The JSON view for ``seat`` (``None``: a spectator)."""
     to_move = state.current_player()
-    market: dict[str, Any] = {"piles": {e.id: state.pile(e.id) for e in ESTABLISHMENTS}}
+    market: dict[str, Any] = {"piles": dict(zip(_KIND_IDS, state._supply, strict=True))}
     if state.options["market"] == "komme_was_wolle":
         market["deck"] = state.deck_count()
-        market["deck_by_kind"] = {e.id: state.deck_count(e.id) for e in ESTABLISHMENTS}
+        market["deck_by_kind"] = dict(zip(_KIND_IDS, state._deck, strict=True))
     resume = state.next_turn()
+    placing = state.placing()
+    terminal = state.is_terminal()
     return {
         "game": "machikoro",
         "you": seat,
@@ -102,10 +115,10 @@ def build_view(state: MachiKoroState, seat: int | None) -> dict[str, Any]:
         "next_turn": (
             None if resume is None else {"seat": resume[0], "player": resume[0] + 1, "extra_turn": resume[1]}
         ),
-        "cities": [_city(state, p) for p in range(state.num_players)],
+        "cities": [_city(state, p, placing, terminal) for p in range(state.num_players)],
         "market": market,
         "placing": state.placing(),
         "legal_actions": state.legal_actions() if seat is not None and seat == to_move else [],
-        "result": state.result_json() if state.is_terminal() else None,
-        "breakdown": breakdown(state) if state.is_terminal() else None,
+        "result": state.result_json() if terminal else None,
+        "breakdown": breakdown(state) if terminal else None,
     }
