@@ -54,7 +54,7 @@ def _positions(game_id: str, games: int, seed: int, every: int, max_actions: int
     return found
 
 
-def _walk(state: State) -> list[int]:
+def old_in_force(state: State) -> list[int]:
     """`State._in_force` as it was: the whole history walked every time."""
     stack: list[int] = []
     for index, entry in enumerate(state._history):
@@ -97,13 +97,13 @@ def test_describe_all_refuses_a_language_as_describe_does() -> None:
 @pytest.mark.parametrize("game_id", GAMES)
 def test_the_in_force_memo_equals_walking_the_history(game_id: str) -> None:
     for state in _positions(game_id, games=3, seed=5, every=3):
-        assert state._in_force() == _walk(state)
-        assert state._in_force() == _walk(state)  # from the memo
+        assert state._in_force() == old_in_force(state)
+        assert state._in_force() == old_in_force(state)  # from the memo
         mine = state._in_force()
         mine.append(-1)  # a caller's list is its own
-        assert state._in_force() == _walk(state)
+        assert state._in_force() == old_in_force(state)
         other = state.clone()
-        assert other._in_force() == _walk(other)
+        assert other._in_force() == old_in_force(other)
         player = other.current_player()
         if player == TERMINAL:
             continue
@@ -111,8 +111,8 @@ def test_the_in_force_memo_equals_walking_the_history(game_id: str) -> None:
             other.undo(player)
         else:
             other.apply_action(other.legal_actions()[0])
-        assert other._in_force() == _walk(other)
-        assert state._in_force() == _walk(state)  # the clone's moves did not touch the original's memo
+        assert other._in_force() == old_in_force(other)
+        assert state._in_force() == old_in_force(state)  # the clone's moves did not touch the original's memo
 
 
 def test_naming_nests_and_restores() -> None:

@@ -33,6 +33,7 @@ from ludothek.games.machikoro.views import breakdown as mk_breakdown
 from ludothek.portal.gameview import seat_context
 from ludothek.storage.info import GameInfo, SeatInfo
 from ludothek.storage.tracked import Tracked
+from tests.engine.test_view_fast_paths import old_in_force
 
 GAMES = ("carpediem", "machikoro", "rolltheages", "snowdonia")
 
@@ -50,20 +51,10 @@ def _old_naming(names: Sequence[str] | None) -> Iterator[None]:
         engine_core._NAMES.reset(token)
 
 
-def _old_in_force(state: State) -> list[int]:
-    stack: list[int] = []
-    for index, entry in enumerate(state._history):
-        if entry.action == UNDO and entry.seat != CHANCE:
-            stack.pop()
-        else:
-            stack.append(index)
-    return stack
-
-
 def _old_can_undo(state: State, seat: int) -> bool:
     if state.is_terminal():
         return False
-    stack = _old_in_force(state)
+    stack = old_in_force(state)
     if not stack:
         return False
     last = state._history[stack[-1]]
