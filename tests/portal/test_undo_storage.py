@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -21,26 +22,38 @@ def _rtta_game(store: Store) -> int:
     return gid
 
 
+def _random_step(store: Store, gid: int, rng: random.Random, undo: Callable[[], bool]) -> bool | None:
+    """The seat to move plays a random legal action, or takes back its own last one where it may and
+    ``undo()`` says so (asked only then, so the random stream is the same as without the chance).
+
+    ``None`` once the game is over, else whether it undid.
+    """
+    info = store.game(gid)
+    if info.status != "running":
+        return None
+    with store.state(gid) as (_, tracked):
+        assert tracked is not None
+        can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
+        action = rng.choice(tracked.state.legal_actions())
+    if can and undo():
+        store.undo(gid, info.to_move, info.seq)
+        return True
+    store.submit(gid, info.to_move, action, info.seq)
+    return False
+
+
 def test_undo_rows_replay_after_a_restart(any_db: str) -> None:
     store = new_store(any_db)
     gid = _rtta_game(store)
     rng = random.Random(2)
     undos = 0
     for _ in range(150):
-        info = store.game(gid)
-        if info.status != "running":
-            break
-        with store.state(gid) as (_, tracked):
-            assert tracked is not None
-            can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
-            action = rng.choice(tracked.state.legal_actions())
         # The store draws chance from the system's generator, so the game differs every run: take the
         # first three chances to undo for sure (RTTA offers many in 150 actions), later ones by coin.
-        if can and (undos < 3 or rng.random() < 0.5):
-            store.undo(gid, info.to_move, info.seq)
-            undos += 1
-        else:
-            store.submit(gid, info.to_move, action, info.seq)
+        undid = _random_step(store, gid, rng, lambda: undos < 3 or rng.random() < 0.5)  # noqa: B023
+        if undid is None:
+            break
+        undos += undid
     assert undos >= 3
     with store.state(gid) as (info, tracked):
         assert tracked is not None
@@ -113,18 +126,10 @@ def test_a_cache_behind_catches_up_with_the_rows_stored_since(any_db: str) -> No
         with mine.state(gid) as (_, cached):  # warm (or caught up) at the game's number now
             assert cached is not None
         for _ in range(rng.randint(1, 6)):  # the other process plays a few actions meanwhile
-            info = other.game(gid)
-            if info.status != "running":
+            undid = _random_step(other, gid, rng, lambda: rng.random() < 0.4)
+            if undid is None:
                 break
-            with other.state(gid) as (_, tracked):
-                assert tracked is not None
-                can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
-                action = rng.choice(tracked.state.legal_actions())
-            if can and rng.random() < 0.4:
-                other.undo(gid, info.to_move, info.seq)
-                undos += 1
-            else:
-                other.submit(gid, info.to_move, action, info.seq)
+            undos += undid
         with mine.state(gid) as (info, tracked):
             assert tracked is cached, "caught up in place, not replayed"
             assert tracked.state.move_number() == info.seq == other.game(gid).seq
