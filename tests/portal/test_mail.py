@@ -339,7 +339,8 @@ def test_daily_digest_at_my_hour_in_my_time_zone(client: TestClient, sink: Sink)
         gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=ha).json()["id"]
         client.post(f"/api/games/{gid}/join", headers=hb)
         gids.append(gid)
-    day = datetime(2030, 1, 15, 7, 30, tzinfo=utcnow().tzinfo)  # 08:30 in Berlin
+    # a winter day ahead of the real clock (a fixed date would turn into the past one day): 08:30 in Berlin
+    day = datetime(utcnow().year + 1, 1, 15, 7, 30, tzinfo=utcnow().tzinfo)
     send(client, day)
     assert sink.take() == []  # the turn mails are skipped: digest users get the digest
     send(client, day + timedelta(minutes=40))  # 09:10 in Berlin
@@ -562,13 +563,14 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     h = ha if client.get(f"/api/games/{gid}", headers=ha).json()["my_turn"] else hb
     g = client.get(f"/api/games/{gid}", headers=h).json()
     uid = client.get("/api/me", headers=h).json()["id"]
+    deadline = f"{utcnow().year + 1}-03-01"  # ahead of the real clock, in Berlin's winter time (UTC+1)
     with store.engine.begin() as conn:
-        queue_mail(conn, uid, "reminder", {"deadline": "2030-03-01T11:00:00+00:00"}, game_id=gid, seq=g["seq"])
-        queue_mail(conn, uid, "reminder", {"deadline": "2030-03-01T11:00:00+00:00"}, game_id=gid, seq=g["seq"] - 1)
+        queue_mail(conn, uid, "reminder", {"deadline": f"{deadline}T11:00:00+00:00"}, game_id=gid, seq=g["seq"])
+        queue_mail(conn, uid, "reminder", {"deadline": f"{deadline}T11:00:00+00:00"}, game_id=gid, seq=g["seq"] - 1)
     send(client)
     (mail,) = sink.take()
     assert mail.subject == f"Pig #{gid}: your time runs out soon"
-    assert "2030-03-01 12:00" in mail.text()  # in the recipient's time zone
+    assert f"{deadline} 12:00" in mail.text()  # in the recipient's time zone
     assert mail.msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert [r["status"] for r in store.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
 
