@@ -8,15 +8,20 @@ store on a fresh SQLite file, the answer's encoding).  What is timed is the CPU 
 sockets are not in it.  Steadier than the portal benchmark on a shared machine, since it counts CPU
 time of one process doing nothing else.
 
-``python -m benchmarks.bench_move_cpu [MOVES] [--profile FILE]`` (``FILE``: cProfile's statistics of
-the timed calls).
+``python -m benchmarks.bench_move_cpu [MOVES] [--profile FILE] [--pg] [--redis]`` (``FILE``: cProfile's
+statistics of the timed calls; ``--pg``: a database of its own on the machine's PostgreSQL instead of an
+SQLite file; ``--redis``: the machine's Redis for live updates and rate limits).  On PostgreSQL the time
+counted includes the threads that wait for the database; what PostgreSQL's own processes spent is
+printed beside it (read from ``/proc``: it counts whatever else used the database meanwhile).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import cProfile
 import json
+import os
 import random
 import sys
 import tempfile
@@ -64,17 +69,41 @@ async def _call(app: Any, method: str, path: str, body: Any = None, token: str |
     return out["status"], (json.loads(out["body"]) if out["body"] else None)
 
 
-async def _play(moves: int, profile: cProfile.Profile | None) -> tuple[float, float, int]:
+def database_cpu() -> float:
+    """CPU seconds used so far by the machine's live PostgreSQL processes (Linux ``/proc``; 0 elsewhere).
+
+    Their connections to this process live as long as its application, so the difference over a run
+    is what the database server spent on it (and on anything else that used it meanwhile)."""
+    ticks = 0
+    with contextlib.suppress(OSError):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            name, _, rest = stat.partition(" (")[2].rpartition(") ")
+            if name == "postgres":
+                fields = rest.split()
+                ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+async def _play(moves: int, profile: cProfile.Profile | None, db_url: str | None = None,
+                redis_url: str | None = None) -> tuple[float, float, int, float]:
     from ludothek.portal import Settings, create_app
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(db_url=f"sqlite:///{tmp}/cpu.sqlite3", bot_delay=0.0, limit_rules=RULES,
-                            max_open_games=100000, jobs_interval=0, mail_interval=0)
+        settings = Settings(db_url=db_url or f"sqlite:///{tmp}/cpu.sqlite3", redis_url=redis_url, bot_delay=0.0,
+                            limit_rules=RULES, max_open_games=100000, jobs_interval=0, mail_interval=0)
         app = create_app(settings)
         rng = random.Random(1)
         post_cpu = get_cpu = 0.0
         gets = 0
         async with app.router.lifespan_context(app):
+            database = database_cpu()
             _, a = await _call(app, "POST", "/api/v1/guests")
             _, b = await _call(app, "POST", "/api/v1/guests")
             tokens = {a["user"]["id"]: a["token"], b["user"]["id"]: b["token"]}
@@ -117,16 +146,19 @@ async def _play(moves: int, profile: cProfile.Profile | None) -> tuple[float, fl
                                                 b"log=false"))[1]
                     get_cpu += time.process_time() - start
                     gets += 1
-        return post_cpu / moves, get_cpu / max(1, gets), gets
+            database = database_cpu() - database
+        return post_cpu / moves, get_cpu / max(1, gets), gets, database / moves
 
 
-def measure(moves: int = 3000, profile: cProfile.Profile | None = None) -> tuple[float, float, int]:
-    """(CPU seconds per move POST, per GET of the other seat, number of GETs)."""
-    return asyncio.run(_play(moves, profile))
+def measure(moves: int = 3000, profile: cProfile.Profile | None = None, db_url: str | None = None,
+            redis_url: str | None = None) -> tuple[float, float, int, float]:
+    """(CPU seconds per move POST, per GET of the other seat, number of GETs, PostgreSQL's CPU seconds
+    per move over the whole run, game creation included); SQLite unless ``db_url``."""
+    return asyncio.run(_play(moves, profile, db_url, redis_url))
 
 
 def run() -> list[Row]:
-    post, get, gets = measure()
+    post, get, gets, _ = measure()
     return [("portal in process: CPU per move POST", post * 1e6, "us", "SQLite, 3,000 moves, no sockets"),
             ("portal in process: CPU per game GET", get * 1e6, "us", f"the other seat's read, {gets} of them")]
 
@@ -134,7 +166,15 @@ def run() -> list[Row]:
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     prof = cProfile.Profile() if "--profile" in sys.argv else None
-    post, get, gets = measure(int(args[0]) if args else 3000, prof)
-    print(f"CPU per move POST {post * 1e6:.0f} us, per game GET {get * 1e6:.0f} us ({gets} GETs)")
+    url = None
+    if "--pg" in sys.argv:
+        from ludothek.devtools.postgres import postgres_url
+        url = postgres_url()
+        if url is None:
+            sys.exit("PostgreSQL is not reachable")
+    redis = "redis://127.0.0.1:6379/0" if "--redis" in sys.argv else None
+    post, get, gets, database = measure(int(args[0]) if args else 3000, prof, url, redis)
+    print(f"CPU per move POST {post * 1e6:.0f} us, per game GET {get * 1e6:.0f} us ({gets} GETs)"
+          + (f"; PostgreSQL's processes {database * 1e6:.0f} us per move (game creation included)" if url else ""))
     if prof is not None:
         prof.dump_stats(args[1] if len(args) > 1 else "move_cpu.prof")

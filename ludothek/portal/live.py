@@ -184,7 +184,8 @@ class RedisHub(Hub):
     """Fan-out across processes through Redis pub/sub.
 
     Publishing never waits for Redis: a message is queued, and one publisher thread sends whatever
-    has queued up in a single pipeline (one round trip for all of them).  A move's request would
+    has queued up as one Redis message (a JSON array when there are several: one round trip, and one
+    message for each subscribed process to read).  A move's request would
     otherwise wait for one or two round trips after its commit, on SQLite on the event loop itself,
     stopping every other request meanwhile.  Messages of this process keep their order.
     """
@@ -266,13 +267,11 @@ class RedisHub(Hub):
             messages = [m for m in batch if m is not None]
             if messages:
                 try:
-                    if len(messages) == 1:
-                        self._pub.publish(self.channel, messages[0])
-                    else:
-                        pipe = self._pub.pipeline(transaction=False)
-                        for m in messages:
-                            pipe.publish(self.channel, m)
-                        pipe.execute()
+                    # All that gathered go out as one Redis message (a JSON array): a move's update and
+                    # the turn notice that follows it usually travel together, and every process
+                    # subscribed reads and decodes one message instead of one per update.
+                    self._pub.publish(self.channel, messages[0] if len(messages) == 1
+                                      else "[" + ",".join(messages) + "]")
                 except Exception:  # the moves are stored; the pages notice on their next fetch
                     log.warning("could not publish %d live message(s) to Redis", len(messages), exc_info=True)
                 self._mark_sent(len(messages))
@@ -313,13 +312,18 @@ class RedisHub(Hub):
                 if item.get("type") != "message":
                     continue
                 try:
-                    message = json.loads(item["data"])
-                    if "user" in message:
-                        self._deliver_user(int(message.pop("user")), message)
-                    else:
-                        self._deliver(int(message["game"]), message)
-                except (ValueError, KeyError, TypeError):
+                    data = json.loads(item["data"])
+                except ValueError:
                     log.warning("ignoring a malformed live message from Redis")
+                    continue
+                for message in data if isinstance(data, list) else (data,):
+                    try:
+                        if "user" in message:
+                            self._deliver_user(int(message.pop("user")), message)
+                        else:
+                            self._deliver(int(message["game"]), message)
+                    except (ValueError, KeyError, TypeError, AttributeError):
+                        log.warning("ignoring a malformed live message from Redis")
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()

@@ -9,8 +9,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -95,37 +94,48 @@ class StoreBase:
         self._integrity_errors: tuple[type[BaseException], ...] = (
             (IntegrityError, dbapi.IntegrityError) if dbapi is not None else (IntegrityError,)
         )
-        #: PostgreSQL: autocommit connections for the single statements of the hot paths (`_raw`).
+        #: PostgreSQL: autocommit connections for the single statements of the hot paths (`_single`).
         self._direct = DirectConnections(engine) if engine.dialect.name == "postgresql" else None
         self.listeners: list[Callable[[GameEvent], None]] = []
         #: Who is behind a token or session, remembered briefly: every API request asks.
         self._user_cache: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
         self.user_cache_seconds = 30.0
 
-    @contextmanager
-    def _raw(self, single: bool = False) -> Iterator[Any]:
-        """A pooled DB-API connection (plain SQL: this is for the statements every request runs).
+    def _single(self, sql: str, params: Sequence[Any], rows: bool = False) -> Any:
+        """Run one plain-SQL statement that needs no transaction around it: its first row, or with
+        ``rows`` all of them (this is for the statements every request runs).
 
-        ``single``: the caller runs one statement that needs no transaction around it.  On
-        PostgreSQL it then runs in autocommit, which saves the ``BEGIN`` before it and the
-        ``ROLLBACK`` when the connection goes back to the pool: one round trip instead of three.
+        On PostgreSQL it runs on a direct autocommit connection (`DirectConnections`): no ``BEGIN``
+        before it and no ``ROLLBACK`` when the connection goes back, one round trip instead of three.
+        A statement the database refuses (``IntegrityError``) leaves that connection usable; any other
+        failure closes it.  Without a direct connection to spare, a pooled one is used the same way.
         """
-        if single and self._direct is not None:
-            conn = self._direct.get()
-            if conn is not None:
-                try:
-                    yield conn
-                except BaseException:
-                    self._direct.put(conn, broken=True)
-                    raise
-                self._direct.put(conn)
-                return
+        direct = self._direct.get() if self._direct is not None else None
+        if direct is not None:
+            assert self._direct is not None
+            conn, cur = direct
+            try:
+                cur.execute(sql, params)
+                result = cur.fetchall() if rows else cur.fetchone()
+            except self._integrity_errors:
+                self._direct.put(conn, cur)
+                raise
+            except BaseException:
+                self._direct.put(conn, cur, broken=True)
+                raise
+            self._direct.put(conn, cur)
+            return result
         raw = self.engine.raw_connection()
-        driver = raw.driver_connection if single and not self._sqlite else None
+        driver = None if self._sqlite else raw.driver_connection
         try:
             if driver is not None:
                 driver.autocommit = True
-            yield raw
+            cur = raw.cursor()
+            try:
+                cur.execute(sql, params)
+                return cur.fetchall() if rows else cur.fetchone()
+            finally:
+                cur.close()
         finally:
             try:
                 if driver is not None and not driver.closed:
@@ -135,13 +145,7 @@ class StoreBase:
 
     def _read_one(self, sql: str, params: tuple[Any, ...]) -> Any:
         """The first row of one plain-SQL query, in a single round trip."""
-        with self._raw(single=True) as raw:
-            cur = raw.cursor()
-            try:
-                cur.execute(sql, params)
-                return cur.fetchone()
-            finally:
-                cur.close()
+        return self._single(sql, params)
 
     def _cached_user(self, key: tuple[str, object], load: Callable[[], UserInfo | None]) -> UserInfo | None:
         now = time.monotonic()

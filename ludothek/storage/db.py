@@ -127,26 +127,29 @@ class DirectConnections:
     Through the pool each of those statements also paid a checkout with its events, switching the
     connection to autocommit and back, and a checkin: about as much of the process's CPU as running
     the statement.  These connections stay in autocommit (each statement is its own transaction),
-    and a checkout is a ``list.pop``.  At most `DIRECT_CONNECTIONS` exist (``get`` answers ``None``
-    beyond that and the caller uses the pool); one idle for `IDLE_PING_SECONDS` is pinged before use,
-    and one that failed is closed, not reused.  ``engine.dispose()`` closes them all.
+    and a checkout is a ``list.pop``.  Each keeps one cursor for all its statements: psycopg builds
+    a cursor with its own copy of the adapters map, about a third of a short statement's CPU in this
+    process.  At most `DIRECT_CONNECTIONS` exist (``get`` answers ``None`` beyond that and the caller
+    uses the pool); one idle for `IDLE_PING_SECONDS` is pinged before use, and one that failed is
+    closed, not reused.  ``engine.dispose()`` closes them all.
     """
 
     def __init__(self, engine: Engine, size: int = DIRECT_CONNECTIONS) -> None:
         self._engine = engine
         self._size = size
-        self._idle: list[tuple[Any, float]] = []
+        self._idle: list[tuple[Any, Any, float]] = []
         self._count = 0
         self._lock = threading.Lock()
         cargs, cparams = engine.dialect.create_connect_args(engine.url)
         self._connect_args = (tuple(cargs), {**cparams, "autocommit": True})
         event.listen(engine, "engine_disposed", lambda _engine: self.close())
 
-    def get(self) -> Any | None:
-        """An idle connection, or a new one while fewer than ``size`` exist; ``None`` when all are in use."""
+    def get(self) -> tuple[Any, Any] | None:
+        """An idle connection and its cursor, or a new pair while fewer than ``size`` exist; ``None``
+        when all are in use."""
         while True:
             try:
-                conn, since = self._idle.pop()
+                conn, cur, since = self._idle.pop()
             except IndexError:
                 break
             if conn.closed:
@@ -154,29 +157,31 @@ class DirectConnections:
                 continue
             if time.monotonic() - since >= IDLE_PING_SECONDS:
                 try:
-                    conn.execute("SELECT 1")
+                    cur.execute("SELECT 1")
                 except Exception:
                     self._forget(conn)
                     continue
-            return conn
+            return conn, cur
         with self._lock:
             if self._count >= self._size:
                 return None
             self._count += 1
         try:
             cargs, cparams = self._connect_args
-            return self._engine.dialect.loaded_dbapi.connect(*cargs, **cparams)
+            conn = self._engine.dialect.loaded_dbapi.connect(*cargs, **cparams)
+            return conn, conn.cursor()
         except BaseException:
             with self._lock:
                 self._count -= 1
             raise
 
-    def put(self, conn: Any, broken: bool = False) -> None:
-        """Give ``conn`` back (``broken``: the statement failed in a way that may have cut it: close it)."""
+    def put(self, conn: Any, cur: Any, broken: bool = False) -> None:
+        """Give ``conn`` and its cursor back (``broken``: the statement failed in a way that may have cut
+        it: close it)."""
         if broken or conn.closed or conn.info.transaction_status != 0:  # 0: idle, outside a transaction
             self._forget(conn)
         else:
-            self._idle.append((conn, time.monotonic()))
+            self._idle.append((conn, cur, time.monotonic()))
 
     def _forget(self, conn: Any) -> None:
         with contextlib.suppress(Exception):
@@ -187,7 +192,7 @@ class DirectConnections:
     def close(self) -> None:
         while True:
             try:
-                conn, _since = self._idle.pop()
+                conn, _cur, _since = self._idle.pop()
             except IndexError:
                 return
             self._forget(conn)

@@ -108,13 +108,7 @@ class PlayStore(LobbyStore):
         rows do not fit; the cached state may then be half updated and must be dropped.
         """
         sql = self._catch_up_sql
-        with self._raw(single=True) as raw:
-            cur = raw.cursor()
-            try:
-                cur.execute(sql, (info.id, known, info.seq))
-                rows = cur.fetchall()
-            finally:
-                cur.close()
+        rows = self._single(sql, (info.id, known, info.seq), rows=True)
         if len(rows) != info.seq - known:
             return False
         try:
@@ -369,15 +363,10 @@ class PlayStore(LobbyStore):
         if bank is not None:
             params += [bank[1], bank[0]]
         sql = move_statement(len(new), len(mails), bank is not None)
-        with self._raw(single=True) as raw:
-            cur = raw.cursor()
-            try:
-                cur.execute(sql, params)
-                row = cur.fetchone()
-            except self._integrity_errors:
-                return False
-            finally:
-                cur.close()
+        try:
+            row = self._single(sql, params)
+        except self._integrity_errors:
+            return False
         return bool(row and row[0] == 1)
 
     def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo) -> None:

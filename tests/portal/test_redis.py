@@ -81,3 +81,51 @@ def test_a_moves_answer_waits_until_its_live_messages_are_sent() -> None:
         gate.set()
         hub.close_publisher()
     assert held and flushed_sync
+
+
+def test_messages_queued_together_travel_as_one_and_arrive_in_order() -> None:
+    """What gathered while the publisher was busy goes out as one Redis message (a JSON array), and a
+    listening process hands each part to its watchers in order; a malformed part is skipped alone."""
+    import asyncio
+    import threading
+
+    from ludothek.portal.live import RedisHub
+    from ludothek.storage import GameEvent
+
+    needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
+    hub = RedisHub(f"redis://{REDIS[0]}:{REDIS[1]}/0", deployment=f"test-{uuid.uuid4().hex}")
+    gate = threading.Event()
+    sent: list[str] = []
+    real = hub._pub.publish
+
+    def held_publish(channel: str, data: str) -> Any:
+        gate.wait(10)
+        sent.append(data)
+        return real(channel, data)
+
+    hub._pub.publish = held_publish  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        await hub.start()
+        game, user = hub.watch(7, 3), hub.watch_user(3)
+        hub.publish(GameEvent(7, 1, 1, "running", False))  # taken at once, held at the gate
+        await asyncio.sleep(0.2)
+        hub.publish(GameEvent(7, 2, 0, "running", False))  # these two queue up meanwhile
+        hub.publish_user(3, {"type": "turn", "game": 7, "seq": 2})
+        hub._send('{"game": "seven"}')  # a malformed part of the next batch
+        hub.publish(GameEvent(7, 3, 1, "running", False))
+        gate.set()
+        await hub.flushed()
+        updates = [await asyncio.wait_for(game.get(), 5) for _ in range(3)]
+        notices = [await asyncio.wait_for(user.get(), 5)]
+        await hub.stop()
+        return updates, notices
+
+    try:
+        updates, notices = asyncio.run(scenario())
+    finally:
+        gate.set()
+        hub.close_publisher()
+    assert [u["seq"] for u in updates] == [1, 2, 3]
+    assert notices == [{"type": "turn", "game": 7, "seq": 2}]
+    assert len(sent) == 2 and sent[1].startswith("[")  # the four queued behind the first: one message

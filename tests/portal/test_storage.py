@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import inspect
 
@@ -216,8 +217,18 @@ def test_direct_connections_replace_a_cut_one_and_close_on_dispose(monkeypatch: 
     store.submit(gid, info.to_move, "roll", info.seq)  # the one-statement move on a direct connection
     assert store.game(gid).seq > info.seq
     direct = store._direct
+    assert direct is not None and len(direct._idle) == 1  # one connection, and it keeps its one cursor
+    pid, cur = store._read_one("SELECT pg_backend_pid()", ())[0], direct._idle[0][1]
+    with pytest.raises(psycopg.IntegrityError):  # a statement the database refuses: the connection stays
+        store._single("INSERT INTO actions (game_id, seq, seat, action, created_at) "
+                      "SELECT game_id, seq, seat, action, created_at FROM actions WHERE game_id = %s LIMIT 1",
+                      (gid,))
+    assert direct._idle[0][1] is cur and store._read_one("SELECT pg_backend_pid()", ())[0] == pid
+    with pytest.raises(psycopg.errors.DivisionByZero):  # any other failure: that connection is closed
+        store._read_one("SELECT 1 / 0", ())
+    assert cur.connection.closed and not direct._idle and store._read_one("SELECT pg_backend_pid()", ())[0] != pid
     assert direct is not None and direct._idle
-    conns = [c for c, _ in direct._idle]
+    conns = [c for c, _cur, _since in direct._idle]
     store.engine.dispose()
     assert not direct._idle and all(c.closed for c in conns)
     reset_database(url)
