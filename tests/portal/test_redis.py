@@ -64,7 +64,7 @@ def test_a_moves_answer_waits_until_its_live_messages_are_sent() -> None:
         gate.wait(10)
         return real(channel, data)
 
-    hub._pub.publish = held_publish  # type: ignore[method-assign]
+    hub._pub.publish = held_publish  # type: ignore[method-assign,assignment]
 
     async def scenario() -> tuple[bool, bool]:
         hub.publish(GameEvent(1, 5, 0, "running", False))
@@ -103,7 +103,7 @@ def test_messages_queued_together_travel_as_one_and_arrive_in_order() -> None:
         sent.append(data)
         return real(channel, data)
 
-    hub._pub.publish = held_publish  # type: ignore[method-assign]
+    hub._pub.publish = held_publish  # type: ignore[method-assign,assignment]
 
     async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         await hub.start()
