@@ -18,15 +18,15 @@ printed beside it (read from ``/proc``: it counts whatever else used the databas
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import cProfile
 import json
-import os
 import random
 import sys
 import tempfile
 import time
 from typing import Any
+
+from benchmarks.machine_cpu import database_cpu
 
 Row = tuple[str, float, str, str]
 
@@ -67,28 +67,6 @@ async def _call(app: Any, method: str, path: str, body: Any = None, token: str |
 
     await app(scope, receive, send)
     return out["status"], (json.loads(out["body"]) if out["body"] else None)
-
-
-def database_cpu() -> float:
-    """CPU seconds used so far by the machine's live PostgreSQL processes (Linux ``/proc``; 0 elsewhere).
-
-    Their connections to this process live as long as its application, so the difference over a run
-    is what the database server spent on it (and on anything else that used it meanwhile)."""
-    ticks = 0
-    with contextlib.suppress(OSError):
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            name, _, rest = stat.partition(" (")[2].rpartition(") ")
-            if name == "postgres":
-                fields = rest.split()
-                ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def _play(moves: int, profile: cProfile.Profile | None, db_url: str | None = None,

@@ -11,8 +11,9 @@ the server plays.  Measured, for SQLite and (when reachable) PostgreSQL:
 - p50/p99 latency from submitting a move to the *other* seat receiving the
   live update, and of the POST itself, at a light and at a steady load near
   the target, and flat out;
-- the CPU the server(s) and this client used (they share the machine's
-  cores), and how much the machine's CPU was contended (Linux PSI);
+- the CPU the server(s), this client, PostgreSQL, Redis and the bot workers
+  used (they share the machine's cores), and how much the machine's CPU was
+  contended (Linux PSI);
 - the server's resident memory with 1,000 games in progress.
 
 Everything is bounded (fixed game counts, a fixed window) and stays on 127.0.0.1.
@@ -36,6 +37,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks.machine_cpu import cpu_by_group, shares
 from ludothek.devtools.processes import stop
 
 Row = tuple[str, float, str, str]
@@ -246,6 +248,8 @@ class Load:
 
     #: share of the window in which some runnable task of the machine waited for a CPU (Linux PSI)
     cpu_pressure: float | None = None
+    #: the same share of one core for the database, Redis and the bot workers (`benchmarks.machine_cpu`)
+    others: dict[str, float] = field(default_factory=dict)
 
     def errors_note(self) -> str:
         return f"{self.stats.errors} moves refused (stale or limited)"
@@ -253,6 +257,9 @@ class Load:
     def cpu_note(self) -> str:
         servers = " + ".join(f"{c:.0%}" for c in self.server_cpu)
         note = f"CPU of one core: server {servers}, benchmark client {self.client_cpu:.0%}"
+        used = [f"{group} {share:.0%}" for group, share in self.others.items() if share >= 0.005]
+        if used:
+            note += ", " + ", ".join(used)
         if self.cpu_pressure is not None:
             note += f"; machine CPU pressure {self.cpu_pressure:.0%}"
         return note
@@ -441,6 +448,7 @@ async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_game
     await asyncio.sleep(2.0)  # warm up
     cpu_before = [_cpu_seconds(pid) for pid in pids]
     client_before = _cpu_seconds()
+    others_before = cpu_by_group()
     stall_before = _cpu_stall_seconds()
     stats.measuring = True
     start = time.perf_counter()
@@ -448,10 +456,12 @@ async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_game
     stats.measuring = False
     elapsed = time.perf_counter() - start
     stall_after = _cpu_stall_seconds()
+    others = shares(others_before, cpu_by_group(), elapsed)
     load = Load(
         stats, elapsed, (_cpu_seconds() - client_before) / elapsed,
         [(_cpu_seconds(pid) - before) / elapsed for pid, before in zip(pids, cpu_before, strict=True)],
         None if stall_before is None or stall_after is None else (stall_after - stall_before) / elapsed,
+        others,
     )
     stop.set()
     results = await asyncio.gather(*tables, return_exceptions=True)

@@ -30,6 +30,8 @@ from typing import Any
 
 from ludothek.storage import GameEvent, Store, StoreError
 
+from .loop_publish import LoopPublisher, supported
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "ludothek:events"
@@ -38,6 +40,8 @@ PUBLISH_BATCH = 500
 #: How long a move's answer waits at most for its live messages to reach Redis (Redis down or slow:
 #: the move is stored, the answer goes out anyway, the pages catch up on their next fetch).
 FLUSH_TIMEOUT = 2.0
+#: Seconds between attempts to reopen the event loop's own connection to Redis.
+RECONNECT_DELAY = 1.0
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -183,11 +187,14 @@ class Hub:
 class RedisHub(Hub):
     """Fan-out across processes through Redis pub/sub.
 
-    Publishing never waits for Redis: a message is queued, and one publisher thread sends whatever
-    has queued up as one Redis message (a JSON array when there are several: one round trip, and one
-    message for each subscribed process to read).  A move's request would
-    otherwise wait for one or two round trips after its commit, on SQLite on the event loop itself,
-    stopping every other request meanwhile.  Messages of this process keep their order.
+    Publishing never waits for Redis.  Whatever has queued up goes out as one Redis message (a JSON
+    array when there are several: one message for each subscribed process to read).  In a server
+    process (`start` called on its event loop) the loop writes it itself on a connection Redis does
+    not answer (`ludothek.portal.loop_publish`): a move costs no thread hand-over and no reply.
+    Elsewhere (bot workers), or while that connection is down, one publisher thread sends the
+    messages and waits for Redis's replies.  A move's request would otherwise wait for one or two
+    round trips after its commit, on SQLite on the event loop itself, stopping every other request
+    meanwhile.  Messages of this process keep their order.
     """
 
     def __init__(self, url: str, deployment: str = "") -> None:
@@ -212,9 +219,84 @@ class RedisHub(Hub):
         self._sent = 0
         self._sent_cond = threading.Condition()
         self._waiters: list[tuple[int, asyncio.Future[None], asyncio.AbstractEventLoop]] = []
+        #: The server's event loop and its connection, once `start` ran; messages waiting for the loop.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        self._loop_pub: LoopPublisher | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._pending: list[str] = []
+        self._pending_lock = threading.Lock()
+        self._drain_scheduled = False
+        #: Messages handed to the publisher thread and not yet sent by it (the loop waits for them
+        #: before it publishes again, so that the process's messages keep their order).
+        self._thread_unsent = 0
 
     def _send(self, data: str) -> None:
-        """Queue one message for the publisher thread (started on first use: bot workers publish too)."""
+        """Queue one message: for the event loop's connection in a server, else for the publisher thread."""
+        with self._sent_cond:
+            self._queued += 1
+        loop = self._loop
+        if loop is None:
+            self._to_thread([data])
+            return
+        with self._pending_lock:
+            self._pending.append(data)
+            if self._drain_scheduled:
+                return
+            self._drain_scheduled = True
+        if threading.get_ident() == self._loop_thread:
+            loop.call_soon(self._drain)
+            return
+        try:
+            loop.call_soon_threadsafe(self._drain)
+        except RuntimeError:  # the loop has closed: the thread sends it
+            self._drain(on_loop=False)
+
+    def _drain(self, on_loop: bool = True) -> None:
+        """Publish everything pending as one message: on the loop's connection, or through the thread."""
+        with self._pending_lock:
+            batch, self._pending = self._pending, []
+            self._drain_scheduled = False
+        if not batch:
+            return
+        pub = self._loop_pub if on_loop else None
+        with self._sent_cond:
+            thread_busy = self._thread_unsent > 0
+        if pub is not None and not thread_busy:
+            for start in range(0, len(batch), PUBLISH_BATCH):
+                part = batch[start:start + PUBLISH_BATCH]
+                if not pub.publish(self.channel, part[0] if len(part) == 1 else "[" + ",".join(part) + "]"):
+                    self._to_thread(batch[start:])
+                    self._reconnect_later()
+                    return
+                self._mark_sent(len(part))
+            return
+        self._to_thread(batch)
+        if on_loop and pub is None:
+            self._reconnect_later()
+
+    def _reconnect_later(self) -> None:
+        """Try the loop's own connection again in a while (on the loop)."""
+        if (self._loop is None or not supported(self.url)
+                or (self._reconnecting is not None and not self._reconnecting.done())):
+            return
+        self._loop_pub = None
+        self._reconnecting = self._loop.create_task(self._reconnect())
+
+    async def _reconnect(self, delay: float = RECONNECT_DELAY) -> None:
+        await asyncio.sleep(delay)
+        pub = LoopPublisher(self.url)
+        try:
+            await pub.connect()
+        except Exception as exc:  # Redis still away: the thread carries on, and we try again later
+            log.info("live messages: Redis connection for the event loop not available (%s)", exc)
+            self._reconnecting = None
+            self._reconnect_later()
+            return
+        self._loop_pub = pub
+
+    def _to_thread(self, messages: list[str]) -> None:
+        """Hand messages to the publisher thread (started on first use: bot workers publish too)."""
         if self._publisher is None:
             with self._publisher_lock:
                 if self._publisher is None:
@@ -222,8 +304,9 @@ class RedisHub(Hub):
                     thread.start()
                     self._publisher = thread
         with self._sent_cond:
-            self._queued += 1
-        self._outgoing.put(data)
+            self._thread_unsent += len(messages)
+        for data in messages:
+            self._outgoing.put(data)
 
     def _mark_sent(self, count: int) -> None:
         with self._sent_cond:
@@ -237,6 +320,11 @@ class RedisHub(Hub):
 
     async def flushed(self, timeout: float = FLUSH_TIMEOUT) -> None:
         """Return once every message queued so far is sent (without blocking the event loop)."""
+        if self._loop is not None and threading.get_ident() == self._loop_thread:
+            self._drain()
+            pub = self._loop_pub
+            if pub is not None and not await pub.written(timeout):
+                log.warning("live messages not written to Redis within %.1f s; answering anyway", timeout)
         with self._sent_cond:
             target = self._queued
             if self._sent >= target:
@@ -250,6 +338,14 @@ class RedisHub(Hub):
             log.warning("live messages not sent to Redis within %.1f s; answering anyway", timeout)
 
     def wait_flushed(self, timeout: float = FLUSH_TIMEOUT) -> bool:
+        """`flushed` for a thread that may block (never the event loop's own)."""
+        loop = self._loop
+        if loop is not None:
+            if threading.get_ident() == self._loop_thread:
+                self._drain()
+            else:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._drain)
         with self._sent_cond:
             target = self._queued
             return self._sent_cond.wait_for(lambda: self._sent >= target, timeout)
@@ -265,6 +361,8 @@ class RedisHub(Hub):
                     break
             last = batch[-1] is None
             messages = [m for m in batch if m is not None]
+            with self._sent_cond:
+                self._thread_unsent -= len(messages)
             if messages:
                 try:
                     # All that gathered go out as one Redis message (a JSON array): a move's update and
@@ -302,6 +400,16 @@ class RedisHub(Hub):
         self._ready = asyncio.Event()
         self._task = asyncio.create_task(self._listen())
         await asyncio.wait_for(self._ready.wait(), timeout=5)
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
+        if supported(self.url):
+            pub = LoopPublisher(self.url)
+            try:
+                await pub.connect()
+            except Exception as exc:
+                log.warning("live messages go through the publisher thread: %s", exc)
+                self._reconnect_later()
+            else:
+                self._loop_pub = pub
 
     async def _listen(self) -> None:
         pubsub = self._sub.pubsub()
@@ -329,6 +437,17 @@ class RedisHub(Hub):
                 await pubsub.aclose()
 
     async def stop(self) -> None:
+        if self._loop is not None:
+            self._drain()
+            self._loop = None  # from now on, what is published goes through the thread
+            if self._reconnecting is not None:
+                self._reconnecting.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._reconnecting
+                self._reconnecting = None
+            if self._loop_pub is not None:
+                await self._loop_pub.close()
+                self._loop_pub = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
