@@ -94,8 +94,11 @@ class Server:
             f"redis_url={redis_url!r}, limit_rules={BENCH_RULES!r}, max_open_games=100000, "
             "sockets_per_user=100000, sockets_per_address=100000)"
         )
+        # BENCH_SERVER_LOG=FILE keeps the server's own log (errors) for a look after the run.
+        log_path = os.environ.get("BENCH_SERVER_LOG")
+        self._log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+                                     stderr=self._log or subprocess.DEVNULL, env={**os.environ, **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:
@@ -121,6 +124,8 @@ class Server:
 
     def stop(self) -> None:
         stop(self.proc)
+        if self._log is not None:
+            self._log.close()
 
 
 def _is_server(pid: int) -> bool:
@@ -212,7 +217,10 @@ class Http:
             payload = b"".join(parts)
         else:
             payload = await self._reader.readexactly(length)
-        return status, json.loads(payload) if payload else None
+        try:
+            return status, json.loads(payload) if payload else None
+        except ValueError:  # say what came instead (a server error's page, say)
+            raise RuntimeError(f"{method} {path}: {status}, not JSON: {payload[:300]!r}") from None
 
     async def get(self, path: str) -> Any:
         return (await self.request("GET", path))[1]

@@ -84,16 +84,30 @@ class StoreBase:
             f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark} "
             f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark}"
         )
+        #: The last move: the same write and the game's end in one update of its row.  (A second update
+        #: of a row this transaction already changed checks the row's reference to its creator again,
+        #: which share-locks that user before `finish_game` locks the players: see there.)
+        self._move_finish_sql = (
+            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark}, "
+            f"status = {mark}, finished_at = {mark}, result_json = {mark} "
+            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark}"
+        )
         self._insert_actions_sql = (
             f"INSERT INTO actions (game_id, seq, seat, action, created_at) VALUES ({mark}, {mark}, {mark}, {mark}, {mark})"
         )
         self._bank_sql = f"UPDATE seats SET bank_seconds = {mark} WHERE game_id = {mark} AND seat = {mark}"
-        self._finish_sql = f"UPDATE games SET status = {mark}, finished_at = {mark}, result_json = {mark} WHERE id = {mark}"
         dbapi = engine.dialect.dbapi
         #: What the driver raises when the unique (game_id, seq) index refuses a second writer.
         self._integrity_errors: tuple[type[BaseException], ...] = (
             (IntegrityError, dbapi.IntegrityError) if dbapi is not None else (IntegrityError,)
         )
+        #: What the driver raises when PostgreSQL ends one of two transactions that wait for each other
+        #: (written again, `PlayStore._write_move`); SQLite writes one transaction at a time.
+        self._deadlock_errors: tuple[type[BaseException], ...] = ()
+        if engine.dialect.name == "postgresql":
+            import psycopg.errors
+
+            self._deadlock_errors = (psycopg.errors.DeadlockDetected,)
         #: PostgreSQL: autocommit connections for the single statements of the hot paths (`_single`).
         self._direct = DirectConnections(engine) if engine.dialect.name == "postgresql" else None
         self.listeners: list[Callable[[GameEvent], None]] = []

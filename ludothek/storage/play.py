@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -34,6 +35,11 @@ from .timecontrol import clock_after_move, placed_last
 from .tracked import Tracked, undone_rows
 
 #: The longest action any game writes, with room to spare (the API refuses longer ones with 422).
+log = logging.getLogger(__name__)
+
+#: How often a move's transaction is written again after PostgreSQL broke a deadlock by refusing it.
+DEADLOCK_RETRIES = 2
+
 MAX_ACTION = 200
 
 class PlayStore(LobbyStore):
@@ -215,7 +221,9 @@ class PlayStore(LobbyStore):
                 new = [(seat, action), *self._resolve_chance(tracked)]
                 now = utcnow()
                 to_move = state.current_player()
-                mails = self._move_mails(info, seat, to_move) if self.mail_on_moves else []
+                # In the order of the users' ids: a mail's row share-locks its user until the commit, and
+                # a game's end locks its players in that order (`_write_move_transaction`).
+                mails = sorted(self._move_mails(info, seat, to_move)) if self.mail_on_moves else []
                 self._write_move(game_id, seq, new, to_move, state, now, info, seat, mails)
             except BaseException:
                 # The cached state already holds the move: forget it, the next access replays.
@@ -307,17 +315,49 @@ class PlayStore(LobbyStore):
                 self._refuse_lost_seat(game_id, seq, info)
                 raise stale
             return
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                self._write_move_transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails,
+                                             stale)
+                return
+            except self._deadlock_errors:
+                if attempt == DEADLOCK_RETRIES:
+                    raise
+                log.warning("game %d: the database broke a deadlock by refusing this move's write; writing it again",
+                            game_id)
+
+    def _write_move_transaction(
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, when: Any,
+        deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
+        mails: Sequence[tuple[int, str, str]], stale: StaleMove,
+    ) -> None:
+        """`_write_move` as one transaction: the last move of a game, SQLite, or a game with a bank of time.
+
+        A game's end is one update of the game's row, and then it locks its players' rows before
+        anything that refers to them (the mails, the counts): two endings that share players then
+        wait for each other in one order, by id, and never each hold what the other needs
+        (`rating_update.finish_game`).
+        """
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
             try:
-                cur.execute(self._move_sql, (seq + len(new), to_move, when,
-                                             None if deadline is None else self._db_time(deadline),
-                                             game_id, seq, info.seats_rev))
+                due = None if deadline is None else self._db_time(deadline)
+                result = None
+                if to_move == TERMINAL:
+                    result = placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
+                    cur.execute(self._move_finish_sql, (seq + len(new), to_move, when, due, "finished", when,
+                                                        json.dumps(result), game_id, seq, info.seats_rev))
+                else:
+                    cur.execute(self._move_sql, (seq + len(new), to_move, when, due, game_id, seq, info.seats_rev))
                 if cur.rowcount != 1:
                     raw.rollback()
                     self._refuse_lost_seat(game_id, seq, info)
                     raise stale
+                if result is not None:
+                    # The seats' places and the ratings, in the transaction that ends the game.
+                    finish_game(cur, self._mark, not self._sqlite, game_id, info.game, result,
+                                {s.seat: s.user_id for s in info.seats}, when, also_lock=[m[0] for m in mails])
                 cur.executemany(
                     self._insert_actions_sql,
                     [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
@@ -326,12 +366,6 @@ class PlayStore(LobbyStore):
                     cur.execute(self._outbox_sql, (user_id, kind, game_id, seq + len(new), payload, when, when))
                 if bank is not None:
                     cur.execute(self._bank_sql, (bank[1], game_id, bank[0]))
-                if to_move == TERMINAL:
-                    result = placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
-                    cur.execute(self._finish_sql, ("finished", when, json.dumps(result), game_id))
-                    # The seats' places and the ratings, in the transaction that ends the game.
-                    finish_game(cur, self._mark, not self._sqlite, game_id, info.game, result,
-                                {s.seat: s.user_id for s in info.seats}, when)
                 raw.commit()
             except self._integrity_errors:
                 raw.rollback()

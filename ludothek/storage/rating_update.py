@@ -74,12 +74,21 @@ def places_of(result: Sequence[Mapping[str, Any]]) -> dict[int, int]:
 
 
 def finish_game(cur: Any, mark: str, postgres: bool, game_id: int, kind: str, result: Sequence[Mapping[str, Any]],
-                seat_users: Mapping[int, int | None], when: Any) -> None:
+                seat_users: Mapping[int, int | None], when: Any, also_lock: Iterable[int] = ()) -> None:
     """Inside the transaction that stores a game's end: each seat's place, then the ratings.
 
     ``result`` is the stored result (leavers placed last), ``seat_users`` each seat's user
     (``None`` for a bot), ``when`` the finishing time as the driver takes it.
+
+    On PostgreSQL it first locks the rows of the players (and of ``also_lock``: users the
+    transaction's mails go to), in id order, and must come before anything in the transaction
+    that refers to them: a row inserted with a reference to a user (a count, a mail) holds a
+    share lock on that user until the commit, and two games of the same players ending at once
+    would each hold one the other's lock waits for (a deadlock; PostgreSQL refuses one of them).
+    Locked first and in one order, the second ending simply waits for the first.
     """
+    if postgres:
+        lock_users(cur, mark, {uid for uid in seat_users.values() if uid is not None} | set(also_lock))
     places = places_of(result)
     cur.executemany(f"UPDATE seats SET place = {mark}, ended_at = {mark} WHERE game_id = {mark} AND seat = {mark}",
                     [(place, when, game_id, seat) for seat, place in sorted(places.items())])
@@ -109,14 +118,21 @@ def count_finished(cur: Any, mark: str, kind: str, players: Sequence[tuple[int, 
                         [(uid, kind, 1 if place == 1 else 0, when) for uid, place in players])
 
 
+def lock_users(cur: Any, mark: str, user_ids: Iterable[int]) -> None:
+    """PostgreSQL: lock the rows of ``user_ids`` for the rest of the transaction, in id order."""
+    ids = sorted(set(user_ids))
+    if ids:
+        cur.execute(f"SELECT id FROM users WHERE id IN ({', '.join([mark] * len(ids))}) ORDER BY id FOR UPDATE", ids)
+        cur.fetchall()
+
+
 def rate_game(cur: Any, mark: str, postgres: bool, game_id: int, kind: str, placings: Mapping[int, int],
               when: Any) -> None:
     """Update the ratings of ``placings`` (``{user_id: place}``) for game ``game_id`` of ``kind``."""
     ids = sorted(placings)
     marks = ", ".join([mark] * len(ids))
     if postgres:  # one game at a time per player: the second waits, then reads the first one's result
-        cur.execute(f"SELECT id FROM users WHERE id IN ({marks}) ORDER BY id FOR UPDATE", ids)
-        cur.fetchall()
+        lock_users(cur, mark, ids)  # (taken already when called by `finish_game`)
     cur.execute(f"SELECT user_id, mu, sigma, games, wins FROM ratings WHERE game = {mark} AND user_id IN ({marks})",
                 [kind, *ids])
     known = {int(r[0]): (float(r[1]), float(r[2]), int(r[3]), int(r[4])) for r in cur.fetchall()}

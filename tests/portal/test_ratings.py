@@ -250,3 +250,88 @@ def test_migration_0011_fills_counts_and_ends_of_older_games(tmp_path: Any) -> N
     assert [g.id for g in store.finished_games_of(1, 10)] == [3, 2, 1]  # running game 4 is not over
     with engine.begin() as conn:
         assert conn.execute(text("SELECT count(*) FROM seats WHERE ended_at IS NULL")).scalar() == 2
+
+
+def test_games_of_the_same_players_ending_at_the_same_moment_all_count(any_db: str) -> None:
+    """Two server processes store the last moves of many games between the same two people at once.
+
+    Each ending locks its players' rows to rate them; it used to take them after rows that refer to
+    the players (the mails, the counts), so two endings could each hold what the other waited for and
+    PostgreSQL broke the deadlock by refusing one move (a server error, the move lost).  Every ending
+    must be stored, rated and counted."""
+    import threading
+
+    stores = [new_store(any_db), new_store(any_db)]
+    first = stores[0]
+    anna, bruno = first.register("anna", "password-anna"), first.register("bruno", "password-bruno")
+    games = []
+    for _ in range(16):
+        gid = first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+        first.join(gid, bruno)
+        info = first.game(gid)
+        first.submit(gid, info.to_move, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq)
+        games.append(gid)
+    for s in stores:  # both caches warm, as on two busy servers
+        for gid in games:
+            with s.state(gid):
+                pass
+    barrier = threading.Barrier(len(games))
+    failures: list[BaseException] = []
+
+    def last_move(store: Store, gid: int) -> None:
+        info = store.game(gid)
+        anna_last = info.seat_of(anna.id) == info.to_move
+        barrier.wait()
+        try:
+            store.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
+        except BaseException as exc:  # collected and shown below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=last_move, args=(stores[i % 2], gid)) for i, gid in enumerate(games)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert all(first.game(gid).status == "finished" for gid in games)
+    ratings = first.ratings_of(anna.id)["toyrank"], first.ratings_of(bruno.id)["toyrank"]
+    assert [(r.games, r.wins) for r in ratings] == [(16, 16), (16, 0)]
+    assert len(changes_table(first)) == 32
+    for s in stores:
+        s.engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_move_refused_to_break_a_deadlock_is_written_again(caplog: pytest.LogCaptureFixture) -> None:
+    """Should PostgreSQL still end a game's last move to break some deadlock, the move is written again
+    (the whole transaction, which it rolled back) instead of being lost; a warning says so."""
+    import psycopg
+
+    from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
+    from tests.conftest import needs
+
+    url = postgres_url()
+    needs(None if url else UNREACHABLE)
+    assert url is not None
+    reset_database(url)
+    store = new_store(url)
+    try:
+        users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno")}
+        real = store._write_move_transaction
+        refusals = [1]
+
+        def deadlocked_once(*args: Any, **kwargs: Any) -> None:
+            if refusals:
+                refusals.pop()
+                raise psycopg.errors.DeadlockDetected("deadlock detected")
+            real(*args, **kwargs)
+
+        store._write_move_transaction = deadlocked_once  # type: ignore[method-assign]
+        with caplog.at_level("WARNING", logger="ludothek.storage.play"):
+            gid = play(store, users, {"anna": 5, "bruno": 3})
+        assert store.game(gid).status == "finished" and not refusals
+        assert store.ratings_of(users["anna"].id)["toyrank"].games == 1
+        assert any("writing it again" in r.getMessage() for r in caplog.records)
+    finally:
+        store.engine.dispose()
+        reset_database(url)
