@@ -9,7 +9,7 @@ import pytest
 
 from ludothek import engine
 from ludothek.bots.ismcts import IsmctsBot, _Luck
-from ludothek.bots.strategy import strategy_for
+from ludothek.bots.strategy import SearchSettings, strategy_for
 from ludothek.engine import CHANCE, sample_chance
 from ludothek.games.rolltheages.rules import ROLL, RollState
 from ludothek.games.rolltheages.strategy import luck_draw, luck_key
@@ -20,10 +20,13 @@ def rounds_bot(iterations: int = 24) -> IsmctsBot:
     return IsmctsBot(seconds=None, iterations=iterations, rollout_depth=4, root_rounds=True)
 
 
-def test_the_mode_is_off_unless_asked_for() -> None:
+def test_the_mode_is_off_unless_a_game_or_the_bot_asks_for_it() -> None:
+    assert not SearchSettings().root_rounds
     for game_id in GAMES:
-        assert not IsmctsBot(seconds=None).settings(strategy_for(game_id)).root_rounds
-    assert rounds_bot().settings(strategy_for("rolltheages")).root_rounds
+        on = IsmctsBot(seconds=None).settings(strategy_for(game_id)).root_rounds
+        assert on == (game_id == "rolltheages"), game_id
+        assert rounds_bot().settings(strategy_for(game_id)).root_rounds
+    assert not IsmctsBot(seconds=None, root_rounds=False).settings(strategy_for("rolltheages")).root_rounds
 
 
 @pytest.mark.parametrize("game_id", GAMES)
