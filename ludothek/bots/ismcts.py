@@ -38,6 +38,34 @@ CHECK_EVERY = 8
 PRIOR_REWARD = 0.6
 
 
+#: Streams per round seed: the world (0) and the policy with its tie-breaks (1); chance has its own (`_Luck`).
+_STREAMS = 1 << 12
+
+
+class _Luck:
+    """The chance outcomes of one round, each chance event drawing from its own stream of the round's seed.
+
+    The stream is the game's ``luck_key`` of the position (`Strategy.luck_key`, e.g. round, seat and roll
+    number) or else the index of the chance event within the iteration; the game's ``luck_draw`` (die by
+    die) or `sample_chance` draws from it.  Two root actions played in the
+    same round therefore meet the same dice wherever their paths ask for the same roll, whatever else
+    their policies drew.
+    """
+
+    __slots__ = ("count", "draw_from", "key", "seed")
+
+    def __init__(self, seed: int, strategy: Strategy) -> None:
+        self.seed = seed
+        self.key = strategy.luck_key
+        self.draw_from = strategy.luck_draw or sample_chance
+        self.count = 0
+
+    def draw(self, det: State) -> str:
+        self.count += 1
+        key = self.key(det) if self.key is not None else (self.count,)
+        return self.draw_from(det, random.Random(hash((self.seed, *key))))
+
+
 class _Node:
     __slots__ = ("children", "order", "visits")
 
@@ -76,7 +104,7 @@ class IsmctsBot:
 
     def __init__(self, seconds: float | None = 2.0, iterations: int = 2000, rollout_depth: int | None = None,
                  exploration: float | None = None, widen: float = 2.0, scale: float | None = None,
-                 margin: float | None = None, early_stop: bool = True):
+                 margin: float | None = None, early_stop: bool = True, root_rounds: bool | None = None):
         self.seconds = seconds
         self.iterations = iterations
         self.rollout_depth = rollout_depth
@@ -85,6 +113,7 @@ class IsmctsBot:
         self.scale = scale
         self.margin = margin
         self.early_stop = early_stop
+        self.root_rounds = root_rounds
         #: Iterations the last decision ran (for benchmarks and tests).
         self.last_iterations = 0
 
@@ -105,6 +134,7 @@ class IsmctsBot:
             par=base.par,
             policy_share=base.policy_share,
             prior=base.prior,
+            root_rounds=base.root_rounds if self.root_rounds is None else self.root_rounds,
         )
 
     def choose(self, state: State, rng: random.Random) -> str:
@@ -116,6 +146,8 @@ class IsmctsBot:
         settings = self.settings(strategy)
         root = _Node()
         start = time.thread_time()
+        if settings.root_rounds:
+            return self._choose_in_rounds(state, legal, seat, strategy, settings, rng, start)
         if settings.prior and strategy.policy is not None:
             # The policy sees a fresh deal too, never the real hidden information.
             hint = strategy.policy(determinize(state, seat, rng), rng)
@@ -147,6 +179,65 @@ class IsmctsBot:
         return max(legal, key=lambda a: (root.children[a].visits, root.children[a].reward)
                    if a in root.children else (-1, 0.0))
 
+    # ----- the root in rounds (common random numbers) -------------------------------------
+    def _choose_in_rounds(self, state: State, legal: list[str], seat: int, strategy: Strategy,
+                          settings: SearchSettings, rng: random.Random, start: float) -> str:
+        """Sequential halving over the root actions, every survivor playing each round's world and dice.
+
+        The root actions are taken in the order the plain search widens in (the policy's move, then the
+        game's ranking, then random), at most ``widen * iterations ** 0.5`` of them.  The iteration budget
+        (or what the clock still allows, at the rate so far) is split over ``ceil(log2(n))`` phases; in each
+        phase every action still in the race plays the same rounds, and the worse half (by mean reward, the
+        policy's move winning ties and, with a prior, kept until the last phase) drops out.  A round is one
+        seed: the world (`determinize`), the rollout policy's stream and the chance events' streams
+        (`_Luck`) all come from it, so the actions meet the same luck as far as their paths allow.
+        """
+        root = _Node()
+        hint = None
+        if strategy.policy is not None:
+            hint = strategy.policy(determinize(state, seat, rng), rng)
+        ranked = strategy.rank(determinize(state, seat, rng)) if strategy.rank is not None else {}
+        order = {a: (a != hint, -ranked.get(a, -1e9), rng.random()) for a in legal}
+        limit = max(2, int(self.widen * math.sqrt(self.iterations)))
+        alive = sorted(legal, key=order.__getitem__)[:limit]
+        protected = hint if settings.prior and hint in alive else None
+        totals = dict.fromkeys(alive, 0.0)
+        deadline = None if self.seconds is None else start + self.seconds
+        left = self.iterations
+        done = 0
+        while len(alive) > 1 and left >= len(alive):
+            phases = max(1, math.ceil(math.log2(len(alive))))
+            rounds = 0
+            out_of_time = False
+            while True:  # at least one round; then while this phase's share of the budget left allows
+                seed = rng.getrandbits(52)
+                for a in alive:
+                    det = determinize(state, seat, random.Random(seed * _STREAMS))
+                    totals[a] += self._iterate(det, root, strategy, settings, random.Random(seed * _STREAMS + 1),
+                                               first=a, luck=_Luck(seed, strategy))[seat]
+                done += len(alive)
+                left -= len(alive)
+                rounds += 1
+                if deadline is not None:  # the iterations the clock still allows, at the rate so far
+                    now = time.thread_time()
+                    if now > deadline:
+                        out_of_time = True
+                        break
+                    left = min(left, int((deadline - now) * done / max(now - start, 1e-9)))
+                if (rounds + 1) * len(alive) * phases > left + rounds * len(alive):
+                    break
+            ranking = sorted(alive, key=lambda a: (-totals[a], order[a]))
+            if out_of_time:
+                alive = ranking[:1]
+                break
+            keep = max(1, math.ceil(len(alive) / 2))
+            survivors = ranking[:keep]
+            if protected is not None and protected not in survivors and keep > 1:
+                survivors[-1] = protected
+            alive = sorted(survivors, key=order.__getitem__)
+        self.last_iterations = done
+        return min(alive, key=lambda a: (-totals[a], order[a]))
+
     @staticmethod
     def _decided(root: _Node, legal: list[str], left: int) -> bool:
         """Whether the most visited root action stays most visited whatever ``left`` more iterations do."""
@@ -157,19 +248,24 @@ class IsmctsBot:
 
     # ----- one iteration --------------------------------------------------------------
     def _iterate(self, det: State, root: _Node, strategy: Strategy, settings: SearchSettings,
-                 rng: random.Random) -> None:
+                 rng: random.Random, first: str | None = None, luck: _Luck | None = None) -> list[float]:
+        """One iteration from ``root`` in ``det``; ``first`` forces the root action, ``luck`` draws chance."""
         path: list[tuple[_Child, int]] = []
         node = root
         expanded = False
         while not expanded:
             player = det.current_player()
             if player == CHANCE:
-                det.apply_action(sample_chance(det, rng))
+                det.apply_action(luck.draw(det) if luck is not None else sample_chance(det, rng))
                 continue
             if player < 0:
                 break
             legal = det.legal_actions()
-            candidates = self._candidates(node, det, legal, strategy, rng)
+            if first is not None:
+                candidates = [first]
+                first = None
+            else:
+                candidates = self._candidates(node, det, legal, strategy, rng)
             for a in candidates:
                 child = node.children.get(a)
                 if child is None:
@@ -188,10 +284,11 @@ class IsmctsBot:
             node.visits += 1
             det.apply_action(action)
             node = chosen.node
-        rewards = self._rollout(det, strategy, settings, rng)
+        rewards = self._rollout(det, strategy, settings, rng, luck)
         for child, player in path:
             child.visits += 1
             child.reward += rewards[player]
+        return rewards
 
     def _candidates(self, node: _Node, det: State, legal: list[str], strategy: Strategy,
                     rng: random.Random) -> list[str]:
@@ -211,7 +308,7 @@ class IsmctsBot:
         return child.reward / child.visits + exploration * math.sqrt(math.log(max(child.available, 1)) / child.visits)
 
     def _rollout(self, det: State, strategy: Strategy, settings: SearchSettings,
-                 rng: random.Random) -> list[float]:
+                 rng: random.Random, luck: _Luck | None = None) -> list[float]:
         """Play a few decisions by the fast policy, then score every seat between 0 and 1."""
         decisions = 0
         policy = strategy.policy
@@ -219,7 +316,7 @@ class IsmctsBot:
         while decisions < settings.rollout_depth:
             player = det.current_player()
             if player == CHANCE:
-                det.apply_action(sample_chance(det, rng))
+                det.apply_action(luck.draw(det) if luck is not None else sample_chance(det, rng))
                 continue
             if player < 0:
                 break

@@ -43,6 +43,15 @@ class Strategy:
     #: the order in which `hard`'s root widens, so that a large action space (Carpe Diem's placements) is
     #: searched best-looking first rather than in random order.  None: random order after the policy's move.
     rank: Callable[[State], Mapping[str, float]] | None = None
+    #: Which random stream a chance event draws from when `hard` compares root actions on common random
+    #: numbers (the module's ``luck_key(state) -> tuple of ints``, e.g. round, seat and roll number), so
+    #: that the same roll meets the same dice even when the paths took a different number of chance
+    #: events to get there.  None: the chance event's index within the iteration.
+    luck_key: Callable[[State], tuple[int, ...]] | None = None
+    #: How such a chance event is drawn from its stream (the module's ``luck_draw(state, rng) -> action``,
+    #: with `sample_chance`'s distribution): die by die, so that rolling two dice instead of one still
+    #: meets the same first die.  None: `sample_chance`.
+    luck_draw: Callable[[State, random.Random], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,11 @@ class SearchSettings:
     #: needs that much evidence before it overrules a good greedy player (Carpe Diem's placements),
     #: which matters at small budgets and fades at large ones.  0: no prior.
     prior: int = 0
+    #: Search the root in rounds with common random numbers (`ludothek.bots.ismcts`): each round deals one
+    #: world and one stream of chance outcomes, and every root action still in the race plays one iteration
+    #: in it, so two actions are compared on the same luck; sequential halving on the mean reward drops the
+    #: worse half of the actions until one is left.  Below the root the tree is the usual one.  Off: plain ISMCTS.
+    root_rounds: bool = False
 
 
 def _terminal_only(state: State, seat: int) -> float:
@@ -98,7 +112,8 @@ def strategy_for(game_id: str) -> Strategy:
         raise
     return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})),
                     int(getattr(module, "LOOKAHEAD", 0)), SearchSettings(**getattr(module, "SEARCH", {})),
-                    getattr(module, "search_evaluate", None), getattr(module, "rank", None))
+                    getattr(module, "search_evaluate", None), getattr(module, "rank", None),
+                    getattr(module, "luck_key", None), getattr(module, "luck_draw", None))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:
