@@ -132,6 +132,7 @@ class IsmctsBot:
             margin=base.margin if self.margin is None else self.margin,
             margin_scale=base.margin_scale,
             par=base.par,
+            lead_players=base.lead_players,
             policy_share=base.policy_share,
             prior=base.prior,
             root_rounds=base.root_rounds if self.root_rounds is None else self.root_rounds,
@@ -329,18 +330,19 @@ class IsmctsBot:
         seats = range(det.num_players)
         m = settings.margin
         mscale = settings.margin_scale or settings.scale
+        par = None if det.num_players in settings.lead_players else settings.par
         if det.is_terminal():
             returns = det.returns()
             if det.num_players == 1:  # alone, only the score says how well it went
                 m = 1.0
             if not m:
                 return returns
-            if settings.par is not None:
+            if par is not None:
                 scores = {r.seat: r.score for r in det.result()}
-                return [(1 - m) * returns[s] + m * _logistic((scores[s] - settings.par) / mscale) for s in seats]
+                return [(1 - m) * returns[s] + m * _logistic((scores[s] - par) / mscale) for s in seats]
             return [(1 - m) * returns[s] + m * _logistic(terminal_margin(det, s) / mscale) for s in seats]
         leads = [_logistic(search_value(det, s, strategy) / settings.scale) for s in seats]
-        if settings.par is None or not m:
+        if par is None or not m:
             return leads
         evaluate = strategy.search_evaluate or strategy.evaluate
-        return [(1 - m) * leads[s] + m * _logistic((evaluate(det, s) - settings.par) / mscale) for s in seats]
+        return [(1 - m) * leads[s] + m * _logistic((evaluate(det, s) - par) / mscale) for s in seats]

@@ -78,6 +78,10 @@ class SearchSettings:
     #: its margin over the others, in finished games and at the cut-off alike: for games where the aim is
     #: many points (Roll Through the Ages), so that the search does not end a won game early and cheaply.
     par: float | None = None
+    #: Player counts whose reward is the lead even with a par (Roll Through the Ages' two-player game:
+    #: its fitted evaluation counts the turns a seat still plays, so the lead no longer ends won games
+    #: early, and wins more often than the par).
+    lead_players: tuple[int, ...] = ()
     policy_share: float = 0.8
     #: Virtual visits (at a reward of 0.6 each) for the fast policy's move at the root: the search then
     #: needs that much evidence before it overrules a good greedy player (Carpe Diem's placements),

@@ -191,7 +191,7 @@ def test_hard_takes_each_games_search_constants() -> None:
     mk = strategy_for("machikoro").search
     rtta = strategy_for("rolltheages").search
     assert strategy_for("machikoro").search_evaluate is not None
-    assert rtta.par == 30.0 and mk.par is None
+    assert rtta.par == 30.0 and rtta.lead_players == (2,) and mk.par is None
     bot = IsmctsBot(seconds=None, iterations=10, exploration=1.5)
     settings = bot.settings(strategy_for("machikoro"))
     assert settings.exploration == 1.5 and settings.scale == mk.scale  # explicit choices win, the rest is the game's
