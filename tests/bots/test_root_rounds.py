@@ -40,22 +40,13 @@ def test_rounds_give_a_legal_action_within_the_budget_and_leave_the_state_alone(
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-def test_rounds_are_deterministic_for_a_seed_and_never_peek(game_id: str) -> None:
-    """Same seed, same own view: the same decision, on the state and on re-dealt copies of its hidden parts."""
+def test_rounds_spend_the_same_iterations_for_the_same_seed(game_id: str) -> None:
+    """Deterministic to the iteration count (no peeking on re-dealt copies: `test_bots.test_no_bot_peeks`)."""
     bot = rounds_bot()
-    checked = 0
     for state in positions(game_id, 4, 7):
-        seat = state.current_player()
-        copies = [state.resample_hidden(seat, random.Random(k)) for k in range(2)]
-        copies = [c for c in copies if c is not None] or [state.clone()]
         expected = bot.choose(state, random.Random(11))
         ran = bot.last_iterations
         assert bot.choose(state, random.Random(11)) == expected and bot.last_iterations == ran
-        for c in copies:
-            assert c.view(seat) == state.view(seat)
-            assert bot.choose(c, random.Random(11)) == expected, game_id
-            checked += 1
-    assert checked
 
 
 def test_a_clock_ends_the_rounds_too() -> None:
