@@ -73,6 +73,21 @@ def measure(url: str, moves: int, games: int = 20, seed: int = 1) -> float:
     return cpu / done * 1000
 
 
+def run() -> list[tuple[str, float, str, str]]:
+    """The rows `make bench` prints: SQLite always, PostgreSQL when it is reachable."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rows.append(("store alone: CPU per move, SQLite", measure(f"sqlite:///{tmp}/moves.sqlite3", 3000), "ms",
+                     "token, move, the other seat's read; no web layer"))
+    url = postgres_url()
+    if url is not None:
+        reset_database(url)
+        rows.append(("store alone: CPU per move, PostgreSQL", measure(url, 3000), "ms",
+                     "the same; this process only, not the database's"))
+        reset_database(url)
+    return rows
+
+
 def main() -> None:
     kind = sys.argv[1] if len(sys.argv) > 1 else "sqlite"
     moves = int(sys.argv[2]) if len(sys.argv) > 2 else 3000

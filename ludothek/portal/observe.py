@@ -34,11 +34,10 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ludothek.storage.botturns import bot_seat_to_move, pending_bot_turn
-from ludothek.storage.models import GameRow, SeatRow
+from ludothek.storage.botturns import count_pending
 
 from .context import client_address, portal_of
 from .contract import api_paths, refusals
@@ -83,9 +82,7 @@ class DatabaseFigures(Collector):
                 for status, count in counts.items():
                     games.add_metric([status], float(count))
                 # The bot turns no worker holds: counted by the definition the bot workers claim by.
-                bots.add_metric([], float(conn.execute(
-                    select(func.count()).select_from(GameRow).join(SeatRow, bot_seat_to_move())
-                    .where(pending_bot_turn(datetime.now(UTC)))).scalar_one()))
+                bots.add_metric([], float(count_pending(conn, datetime.now(UTC))))
                 outbox.add_metric([], float(conn.execute(text(
                     "SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')")).scalar_one()))
         except Exception:  # the scrape still shows the process's own figures; /readyz says what is wrong

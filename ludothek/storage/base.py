@@ -39,6 +39,13 @@ def _when(value: Any) -> datetime | None:
     return aware(value)
 
 
+def db_time(dt: datetime, sqlite: bool) -> Any:
+    """A timestamp as plain SQL must pass it: SQLite keeps SQLAlchemy's naive UTC text form."""
+    if sqlite:
+        return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return dt
+
+
 class GameLock:
     """A game's lock; a plain class so that the lock table can hold it weakly."""
 
@@ -323,10 +330,8 @@ class StoreBase:
         return out
 
     def _db_time(self, dt: datetime) -> Any:
-        """A timestamp as plain SQL must pass it: SQLite keeps SQLAlchemy's naive UTC text form."""
-        if self._sqlite:
-            return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-        return dt
+        """A timestamp as plain SQL must pass it (`db_time`)."""
+        return db_time(dt, self._sqlite)
 
     def _insert_actions(self, conn: Any, game_id: int, start: int, actions: Sequence[tuple[int, str]],
                         now: datetime) -> None:

@@ -1,7 +1,7 @@
 """Bot turns as database jobs: found, claimed with a lease, played once, by any number of bot workers.
 
 A *pending bot turn* is a running game whose seat to move is a bot and that no
-bot worker holds a live claim on (`pending_bot_turn`: the one definition the
+bot worker holds a live claim on (`pending_where`: the one definition the
 workers claim by and the ``ludothek_bot_queue`` gauge counts by).  A worker
 claims one by writing its name, the move number and a lease end into the game
 row with a conditional ``UPDATE`` that only matches while the turn is still
@@ -24,18 +24,19 @@ whichever worker plays.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy import Connection, update
 
 from ludothek.bots.fallback import safe_bot
 from ludothek.engine import State
 
-from .base import CHANCE_RNG
+from .base import CHANCE_RNG, db_time
 from .errors import StaleMove
-from .models import GameRow, SeatRow, utcnow
+from .models import GameRow, utcnow
 from .play import PlayStore
 
 log = logging.getLogger("ludothek.bots")
@@ -46,23 +47,32 @@ log = logging.getLogger("ludothek.bots")
 LEASE = timedelta(seconds=30)
 
 
-def bot_seat_to_move() -> ColumnElement[bool]:
-    """The join condition: the seat row of the seat to move (join ``seats`` on it)."""
-    return and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move)
+#: The pending bot turns are rows of this join: each running game with the seat row of its seat to move.
+PENDING_FROM = "games g JOIN seats s ON s.game_id = g.id AND s.seat = g.to_move"
 
 
-def pending_bot_turn(now: datetime) -> ColumnElement[bool]:
-    """A running game whose seat to move is a bot nobody holds a live claim for at ``now``.
+def pending_where(mark: str) -> str:
+    """A running game whose seat to move is a bot nobody holds a live claim for at the parameter ``mark``
+    (now), over `PENDING_FROM`.
 
-    Use with ``games`` joined to ``seats`` by `bot_seat_to_move`.  Shared by the
-    claim (`BotTurnStore.claim_bot_turn`) and the bot queue gauge (`count_pending_bot_turns`).
+    The one definition the workers claim by (`BotTurnStore.claim_bot_turn`), the idle workers wait by
+    (`BotTurnStore.next_bot_turn_due`) and the ``ludothek_bot_queue`` gauge counts by (`count_pending`).
+    Plain SQL: a worker asks several times a second, and building the same SQLAlchemy expression
+    each time cost the worker more CPU than running the query.
     """
-    return and_(
-        GameRow.status == "running",
-        SeatRow.kind == "bot",
-        or_(GameRow.bot_lease_until.is_(None), GameRow.bot_lease_until <= now,
-            GameRow.bot_claim_seq.is_(None), GameRow.bot_claim_seq != GameRow.seq),
-    )
+    return ("g.status = 'running' AND s.kind = 'bot' AND (g.bot_lease_until IS NULL OR g.bot_lease_until <= "
+            f"{mark} OR g.bot_claim_seq IS NULL OR g.bot_claim_seq <> g.seq)")
+
+
+def db_mark(conn: Connection) -> str:
+    """The driver's parameter mark for plain SQL on ``conn`` (``?`` on SQLite, ``%s`` on PostgreSQL)."""
+    return "?" if conn.dialect.paramstyle == "qmark" else "%s"
+
+
+def count_pending(conn: Connection, now: datetime) -> int:
+    """How many bot turns wait for a worker at ``now`` (`pending_where`)."""
+    sql = f"SELECT count(*) FROM {PENDING_FROM} WHERE {pending_where(db_mark(conn))}"
+    return int(conn.exec_driver_sql(sql, (db_time(now, conn.dialect.name == "sqlite"),)).scalar_one())
 
 
 @dataclass(frozen=True)
@@ -79,22 +89,33 @@ class BotTurnStore(PlayStore):
     def count_pending_bot_turns(self, now: datetime | None = None) -> int:
         """How many bot turns wait for a worker (the ``ludothek_bot_queue`` gauge)."""
         with self.engine.begin() as conn:
-            return int(conn.execute(
-                select(func.count()).select_from(GameRow).join(SeatRow, bot_seat_to_move())
-                .where(pending_bot_turn(now or utcnow()))
-            ).scalar_one())
+            return count_pending(conn, now or utcnow())
+
+    @functools.cached_property
+    def _bot_sql(self) -> dict[str, str]:
+        """The plain SQL of the bot workers' queries, in this database's parameter marks."""
+        m = self._mark
+        pending = pending_where(m)
+        candidates = (f"FROM {PENDING_FROM} WHERE {pending} AND (g.turn_since IS NULL OR g.turn_since <= {m}) "
+                      "ORDER BY g.turn_since ASC NULLS FIRST, g.id ASC")
+        return {
+            "due": f"SELECT count(*), min(coalesce(g.turn_since, g.started_at)) FROM {PENDING_FROM} WHERE {pending}",
+            # PostgreSQL: pick, lock and claim in one statement (its own transaction on an autocommit
+            # connection); the row picked is locked, so other workers skip it and pick another.
+            "claim_one": (f"UPDATE games SET bot_claimed_by = {m}, bot_claim_seq = seq, bot_lease_until = {m} "
+                          f"WHERE id = (SELECT g.id {candidates} LIMIT 1 FOR UPDATE OF g SKIP LOCKED) RETURNING id, seq"),
+            "candidates": f"SELECT g.id, g.seq {candidates} LIMIT 8",
+            "claim": (f"UPDATE games SET bot_claimed_by = {m}, bot_claim_seq = {m}, bot_lease_until = {m} "
+                      f"WHERE id = {m} AND seq = {m} AND status = 'running' AND (bot_lease_until IS NULL OR "
+                      f"bot_lease_until <= {m} OR bot_claim_seq IS NULL OR bot_claim_seq <> {m})"),
+        }
 
     def next_bot_turn_due(self, now: datetime, delay: float) -> float | None:
         """Seconds until the earliest pending bot turn may be played (0: now); ``None``: none pending.
 
-        One query: an idle worker asks this a few times a second.
+        One statement: an idle worker asks this a few times a second.
         """
-        with self.engine.begin() as conn:
-            pending, since = conn.execute(
-                select(func.count(), func.min(func.coalesce(GameRow.turn_since, GameRow.started_at)))
-                .select_from(GameRow).join(SeatRow, bot_seat_to_move())
-                .where(pending_bot_turn(now))
-            ).one()
+        pending, since = self._single(self._bot_sql["due"], (self._db_time(now),))
         if not pending:
             return None
         if since is None:
@@ -112,40 +133,24 @@ class BotTurnStore(PlayStore):
         ``None`` when there is none.  The claim holds until ``now + lease`` or
         until the game moves on, whichever comes first.
         """
-        due = now - timedelta(seconds=delay)
-        candidates = (
-            select(GameRow.id, GameRow.seq).join(SeatRow, bot_seat_to_move())
-            .where(pending_bot_turn(now), or_(GameRow.turn_since.is_(None), GameRow.turn_since <= due))
-            .order_by(GameRow.turn_since.asc().nulls_first(), GameRow.id.asc())
-        )
+        due = self._db_time(now - timedelta(seconds=delay))
         if not self._sqlite:
-            # One transaction: the rows picked are locked, other workers skip them and pick others.
-            with self.engine.begin() as conn:
-                row = conn.execute(candidates.limit(1).with_for_update(of=GameRow, skip_locked=True)).first()
-                if row is None:
-                    return None
-                if self._claim(conn, owner, row.id, row.seq, now, lease):
-                    return BotTurn(row.id, row.seq)
-                return None
+            row = self._single(self._bot_sql["claim_one"],
+                               (owner, self._db_time(now + lease), self._db_time(now), due))
+            return None if row is None else BotTurn(row[0], row[1])
         # SQLite: one writer at a time anyway; the conditional update decides between workers.
         with self.engine.begin() as conn:
-            rows = conn.execute(candidates.limit(8)).all()
-        for row in rows:
+            rows = conn.exec_driver_sql(self._bot_sql["candidates"], (self._db_time(now), due)).all()
+        for game_id, seq in rows:
             with self.engine.begin() as conn:
-                if self._claim(conn, owner, row.id, row.seq, now, lease):
-                    return BotTurn(row.id, row.seq)
+                if self._claim(conn, owner, game_id, seq, now, lease):
+                    return BotTurn(game_id, seq)
         return None
 
-    @staticmethod
-    def _claim(conn: object, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:
+    def _claim(self, conn: Connection, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:
         """The conditional update that takes a turn only while it is still pending at move ``seq``."""
-        result = conn.execute(  # type: ignore[attr-defined]
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.seq == seq, GameRow.status == "running",
-                   or_(GameRow.bot_lease_until.is_(None), GameRow.bot_lease_until <= now,
-                       GameRow.bot_claim_seq.is_(None), GameRow.bot_claim_seq != seq))
-            .values(bot_claimed_by=owner, bot_claim_seq=seq, bot_lease_until=now + lease)
-        )
+        result = conn.exec_driver_sql(self._bot_sql["claim"], (
+            owner, seq, self._db_time(now + lease), game_id, seq, self._db_time(now), seq))
         return bool(result.rowcount == 1)
 
     def release_bot_turn(self, owner: str, turn: BotTurn) -> None:

@@ -86,17 +86,23 @@ class BotWorker:
         return 1
 
     def run_forever(self) -> None:
+        busy = False
         while not self._stop.is_set():
-            # One query while idle: is any turn pending, and when is the first one due?
             try:
+                # Just played one: while turns keep coming, claiming is the only query (it finds the next).
+                if busy and self.run_once():
+                    continue
+                busy = False
+                # One query while idle: is any turn pending, and when is the first one due?
                 wait = self.store.next_bot_turn_due(self.clock(), self.delay)
                 if wait is not None and wait <= 0:
                     if self.run_once():
+                        busy = True
                         continue
                     wait = 0.005  # another worker took it first: look again at once
             except Exception:
                 log.exception("the bot worker could not read the database; trying again")
-                wait = None
+                wait, busy = None, False
             pause = self.interval if wait is None else min(max(wait, 0.005), self.interval)
             self._wake.wait(pause)
             self._wake.clear()

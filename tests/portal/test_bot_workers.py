@@ -95,6 +95,41 @@ def test_two_workers_claim_each_turn_exactly_once(any_db: str) -> None:
         s.engine.dispose()
 
 
+def test_a_busy_worker_claims_the_next_turn_without_first_asking_whether_one_is_due(any_db: str) -> None:
+    """After a turn it played, the worker's next query is the claim itself; it asks when the next turn is
+    due only once a claim found nothing (one query per turn while bots keep moving, not two)."""
+    store = new_store(any_db)
+    games = bot_games(store, 8, players=3)
+    events: list[str] = []
+    claim, due = store.claim_bot_turn, store.next_bot_turn_due
+
+    def counted_claim(*args: Any, **kwargs: Any) -> Any:
+        turn = claim(*args, **kwargs)
+        events.append("claimed" if turn is not None else "none")
+        return turn
+
+    def counted_due(*args: Any, **kwargs: Any) -> Any:
+        events.append("look")
+        return due(*args, **kwargs)
+
+    store.claim_bot_turn = counted_claim  # type: ignore[method-assign]
+    store.next_bot_turn_due = counted_due  # type: ignore[method-assign]
+    worker = BotWorker(store, delay=0.0, interval=0.01, owner="busy")
+    worker.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the bots move until every game waits for its creator
+            infos = [store.game(g) for g in games]
+            if all(i.status != "running" or not i.is_bot_seat(i.to_move) for i in infos):
+                break
+            time.sleep(0.01)
+    finally:
+        worker.stop()
+    assert worker.played >= 8  # every game had a bot to move
+    after_a_turn = [events[i + 1] for i, e in enumerate(events[:-1]) if e == "claimed"]
+    assert len(after_a_turn) >= 7 and "look" not in after_a_turn
+
+
 def test_two_workers_play_bots_only_games_to_the_end_without_a_lost_turn(any_db: str) -> None:
     """Two bot workers play ten games to their end; every bot move was thought once and stored once."""
     stores = [new_store(any_db), new_store(any_db)]
