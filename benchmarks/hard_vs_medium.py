@@ -8,7 +8,8 @@ seed alone, whatever else the machine runs, so two versions of the bots can be
 compared on the same deals (run it with ``PYTHONPATH`` pointing at an export of
 the other version).  The optional JSON overrides the game's ``SEARCH``
 constants (``'{}'`` for none); the optional OPPONENT names another bot than
-`medium` (``random``, ``easy``), the same deals again.  Prints one line per game, then a JSON summary with the Wilson
+`medium` (``random``, ``easy``, or one of the game's scripted opponents the
+arena knows, e.g. Machi Koro's ``expert``), the same deals again.  Prints one line per game, then a JSON summary with the Wilson
 interval and `hard`'s CPU time per decision.
 """
 
@@ -20,8 +21,7 @@ import random
 import sys
 import time
 
-from ludothek.bots import make_bot
-from ludothek.bots.arena import wilson
+from ludothek.bots.arena import arena_bot, wilson
 from ludothek.bots.ismcts import IsmctsBot
 from ludothek.bots.strategy import strategy_for
 from ludothek.engine import CHANCE, load, sample_chance
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> None:
     strategy = strategy_for(game)
     if overrides:  # the strategy is frozen and cached: replace its constants for this process only
         object.__setattr__(strategy, "search", dataclasses.replace(strategy.search, **overrides))
-    hard, medium = IsmctsBot(seconds=None, iterations=iterations), make_bot(opponent)
+    hard, medium = IsmctsBot(seconds=None, iterations=iterations), arena_bot(game, opponent)
     wins = 0.0
     hard_scores: list[float] = []
     medium_scores: list[float] = []
