@@ -218,7 +218,7 @@ def test_a_policy_prior_makes_a_tiny_search_follow_the_policy() -> None:
         seat = state.current_player()
         rng = random.Random(4)
         expected = strategy.policy(determinize(state, seat, rng), rng)
-        bot = IsmctsBot(seconds=None, iterations=3)
+        bot = IsmctsBot(seconds=None, iterations=3, root_rounds=False)  # the plain search's prior
         assert bot.choose(state, random.Random(4)) == expected
 
 

@@ -24,7 +24,7 @@ def test_the_mode_is_off_unless_a_game_or_the_bot_asks_for_it() -> None:
     assert not SearchSettings().root_rounds
     for game_id in GAMES:
         on = IsmctsBot(seconds=None).settings(strategy_for(game_id)).root_rounds
-        assert on == (game_id == "rolltheages"), game_id
+        assert on == (game_id in ("rolltheages", "carpediem")), game_id
         assert rounds_bot().settings(strategy_for(game_id)).root_rounds
     assert not IsmctsBot(seconds=None, root_rounds=False).settings(strategy_for("rolltheages")).root_rounds
 

@@ -174,4 +174,10 @@ def policy(state: State, rng: random.Random) -> str:
 #: points each), and with 6 points every lead past about 20 was worth the same, so once ahead the search
 #: stopped caring about points and played loosely (against `random` it scored about half what `medium` does;
 #: against `medium` it let leads slip).  With 30 a lead of 20, 40 or 60 points is worth 0.66, 0.79 or 0.88.
-SEARCH = {"prior": 20, "policy_share": 1.0, "rollout_depth": 8, "scale": 30.0}
+#: The root is searched in rounds on common random numbers (``root_rounds``; chance by its index, no
+#: `luck_key`): on the same deals (docs/bots.md, 25 Nov 2026) it scores far more at the same iteration
+#: budget.  Against `medium` at 400 iterations, 24 deals: 22 won, 113.2 against 66.2 points (without: 23
+#: won, 84.9 against 71.6; the margin larger on 21 deals, smaller on 2); at 100 iterations 38 of 40 won
+#: (without: 20).  Against `random` at 100 iterations 110.4 against 16.1 points on 12 deals (without: 50.7
+#: against 22.3 over 400).
+SEARCH = {"prior": 20, "policy_share": 1.0, "rollout_depth": 8, "scale": 30.0, "root_rounds": True}
