@@ -1,6 +1,6 @@
 """`hard` against `medium` at a fixed iteration budget: a load-independent strength check (not in `make bench`).
 
-    python -m benchmarks.hard_vs_medium GAME ITERATIONS GAMES SEED ['{"rollout_depth": 8}' [OPPONENT]]
+    python -m benchmarks.hard_vs_medium GAME ITERATIONS GAMES SEED ['{"rollout_depth": 8}' [OPPONENT]] [--first=N]
 
 Game ``g`` is dealt from ``random.Random(SEED * 1000 + g)`` and gives `hard`
 seat ``g % 2``.  An iteration budget (no clock) makes every game depend on the
@@ -10,7 +10,9 @@ the other version).  The optional JSON overrides the game's ``SEARCH``
 constants (``'{}'`` for none); the optional OPPONENT names another bot than
 `medium` (``random``, ``easy``, or one of the game's scripted opponents the
 arena knows, e.g. Machi Koro's ``expert``), the same deals again.  Prints one line per game, then a JSON summary with the Wilson
-interval and `hard`'s CPU time per decision.
+interval and `hard`'s CPU time per decision.  ``--first=N`` plays only games N to GAMES - 1 (the summary
+counts those): a long run split over several processes, or continued after a stop, plays the very
+same games as one run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from ludothek.engine import CHANCE, load, sample_chance
 
 
 def main(argv: list[str]) -> None:
+    first = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--first=")), 0)
+    argv = [a for a in argv if not a.startswith("--first=")]
     game, iterations, games, seed = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     overrides = json.loads(argv[4]) if len(argv) > 4 else {}
     opponent = argv[5] if len(argv) > 5 else "medium"
@@ -39,7 +43,7 @@ def main(argv: list[str]) -> None:
     hard_scores: list[float] = []
     medium_scores: list[float] = []
     cpu: list[float] = []
-    for g in range(games):
+    for g in range(first, games):
         rng = random.Random(seed * 1000 + g)
         state = load(game).new_state(2)
         seat = g % 2
@@ -61,12 +65,14 @@ def main(argv: list[str]) -> None:
         hard_scores.append(scores[seat])
         medium_scores.append(scores[1 - seat])
         print(f"game {g}: hard {scores[seat]}, {opponent} {scores[1 - seat]}, hard's win {won}", flush=True)
-    low, high = wilson(wins, games)
+    played = len(hard_scores)
+    low, high = wilson(wins, played)
     cpu.sort()
     print(json.dumps({
-        "game": game, "opponent": opponent, "iterations": iterations, "games": games, "seed": seed, "search": overrides,
-        "hard_wins": wins, "win_rate": round(wins / games, 3), "win_rate_95": [round(low, 3), round(high, 3)],
-        "hard_mean_score": round(sum(hard_scores) / games, 1), "opponent_mean_score": round(sum(medium_scores) / games, 1),
+        "game": game, "opponent": opponent, "iterations": iterations, "games": played, "first": first, "seed": seed,
+        "search": overrides, "hard_wins": wins, "win_rate": round(wins / played, 3),
+        "win_rate_95": [round(low, 3), round(high, 3)], "hard_mean_score": round(sum(hard_scores) / played, 1),
+        "opponent_mean_score": round(sum(medium_scores) / played, 1),
         "hard_cpu_ms_mean": round(1000 * sum(cpu) / len(cpu), 1),
         "hard_cpu_ms_p95": round(1000 * cpu[int(0.95 * len(cpu))], 1),
     }))
