@@ -33,6 +33,24 @@ def lock_users(conn: Connection, user_ids: Iterable[int]) -> None:
         conn.execute(update(User).where(User.id == uid).values(name_key=User.name_key))
 
 
+def share_users(conn: Connection, user_ids: Iterable[int | None]) -> None:
+    """PostgreSQL: share-lock the rows of ``user_ids`` in id order, before writing rows that refer to them.
+
+    Every row written with a reference to a user (a seat, the game's row, a mail) makes PostgreSQL
+    share-lock that user's row, in whatever order the writes come; a game's end locks its players'
+    rows for the ratings in id order.  A start that took the higher id first and then waited for the
+    lower one could each hold what an ending waited for, and PostgreSQL broke the deadlock by refusing
+    one of them.  Taken here first, in id order, the share locks follow the same order as every other
+    lock on user rows.  (``FOR KEY SHARE`` is the lock a reference takes anyway: it keeps others from
+    deleting the user, not from changing them.)  SQLite has one writer at a time and ignores it.
+    """
+    ids = sorted({uid for uid in user_ids if uid is not None})
+    if ids:
+        conn.execute(
+            select(User.id).where(User.id.in_(ids)).order_by(User.id).with_for_update(read=True, key_share=True)
+        ).all()
+
+
 def blocks_among(conn: Connection, user_id: int, others: Iterable[int]) -> list[tuple[int, int]]:
     """The blocks between ``user_id`` and any of ``others``, either way, as ``(blocker, blocked)``."""
     ids = sorted({o for o in others if o is not None and o != user_id})

@@ -15,7 +15,7 @@ from ludothek.engine import InvalidOptions
 
 from .accounts import AccountStore
 from .base import CHANCE_RNG
-from .blocks import block_partners, lock_users, refuse_blocked_invitations, refuse_blocked_seat
+from .blocks import block_partners, lock_users, refuse_blocked_invitations, refuse_blocked_seat, share_users
 from .errors import (
     BadRequest,
     Conflict,
@@ -153,6 +153,10 @@ class LobbyStore(AccountStore):
             yield conn
 
     @staticmethod
+    def _creator(conn: Connection, game_id: int) -> int | None:
+        return conn.execute(select(GameRow.creator_id).where(GameRow.id == game_id)).scalar()
+
+    @staticmethod
     def _seat_rows(conn: Connection, game_id: int) -> list[Any]:
         return list(
             conn.execute(
@@ -168,6 +172,8 @@ class LobbyStore(AccountStore):
             seats = self._seat_rows(conn, game_id)
             if any(s.kind == "player" and s.user_id == user.id for s in seats):
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
+            # Before this join and the start it may bring write rows that refer to these users: in id order.
+            share_users(conn, [user.id, self._creator(conn, game_id), *(s.user_id for s in seats)])
             # Under the game's claim, which `SocialStore.block` takes too: a block committed first is seen here.
             refuse_blocked_seat(conn, user.id, [s.user_id for s in seats if s.kind == "player"])
             mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
@@ -188,8 +194,7 @@ class LobbyStore(AccountStore):
     def leave(self, game_id: int, user: UserInfo) -> None:
         """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
         with self._open_game(game_id) as conn:
-            creator = conn.execute(select(GameRow.creator_id).where(GameRow.id == game_id)).scalar()
-            if creator == user.id:
+            if self._creator(conn, game_id) == user.id:
                 raise Conflict("you created this game: cancel it instead", code_key="creator_leaves")
             res = conn.execute(
                 update(SeatRow)
@@ -214,6 +219,7 @@ class LobbyStore(AccountStore):
         """Start the game if no seat is left to fill (a new game against bots only)."""
         try:
             with self._open_game(game_id) as conn:
+                share_users(conn, [self._creator(conn, game_id), *(s.user_id for s in self._seat_rows(conn, game_id))])
                 started = self._start_if_full(conn, game_id)
         except (Conflict, NotFound):
             return

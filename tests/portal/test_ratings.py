@@ -301,6 +301,67 @@ def test_games_of_the_same_players_ending_at_the_same_moment_all_count(any_db: s
         s.engine.dispose()
 
 
+def test_games_starting_while_games_of_the_same_players_end_all_succeed(any_db: str) -> None:
+    """Joins that start games and last moves that end games, between the same two people, at once.
+
+    A join writes rows that refer to the players (its seat, then every seat of the started game and
+    the "your turn" mail), which share-locks their user rows one by one, the joiner's first; an
+    ending locks the same rows for the ratings in id order.  A join by the player with the higher id
+    then held one row while waiting for the other, which the ending held while waiting for the
+    first: PostgreSQL broke the deadlock by refusing the join (a server error in the portal
+    benchmark).  Every join and every ending must go through."""
+    import threading
+
+    stores = [new_store(any_db), new_store(any_db)]
+    first = stores[0]
+    anna, bruno = first.register("anna", "password-anna"), first.register("bruno", "password-bruno")
+    assert anna.id < bruno.id  # bruno, the joiner, has the higher id
+    first.max_open_games = 100  # anna's waiting games are the point here
+    ending, starting = [], []
+    for _ in range(12):
+        gid = first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+        first.join(gid, bruno)
+        info = first.game(gid)
+        first.submit(gid, info.to_move, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq)
+        ending.append(gid)
+        starting.append(first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "open"}]))
+    for s in stores:  # both caches warm, as on two busy servers
+        for gid in ending:
+            with s.state(gid):
+                pass
+    barrier = threading.Barrier(len(ending) + len(starting))
+    failures: list[BaseException] = []
+
+    def last_move(store: Store, gid: int) -> None:
+        info = store.game(gid)
+        anna_last = info.seat_of(anna.id) == info.to_move
+        barrier.wait()
+        try:
+            store.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
+        except BaseException as exc:  # collected and shown below
+            failures.append(exc)
+
+    def join(store: Store, gid: int) -> None:
+        barrier.wait()
+        try:
+            store.join(gid, bruno)
+        except BaseException as exc:  # collected and shown below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=last_move, args=(stores[i % 2], gid)) for i, gid in enumerate(ending)]
+    threads += [threading.Thread(target=join, args=(stores[(i + 1) % 2], gid)) for i, gid in enumerate(starting)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert all(first.game(gid).status == "finished" for gid in ending)
+    assert all(first.game(gid).status == "running" for gid in starting)
+    assert first.ratings_of(bruno.id)["toyrank"].games == len(ending)
+    for s in stores:
+        s.engine.dispose()
+
+
 @pytest.mark.postgres
 def test_a_move_refused_to_break_a_deadlock_is_written_again(caplog: pytest.LogCaptureFixture) -> None:
     """Should PostgreSQL still end a game's last move to break some deadlock, the move is written again
