@@ -53,6 +53,14 @@ STEADY_GAMES = 50
 THINK = 0.1
 
 
+def _client_run(main: Any) -> Any:
+    """Run the benchmark's client on uvloop, as the servers run: its CPU counts on the same two cores."""
+    import uvloop
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -508,15 +516,15 @@ def _bench(kind: str, db_url: str, redis_url: str | None = None) -> tuple[list[R
     server = Server(db_url, redis_url)
     pids = server.pids()
     try:
-        busy = asyncio.run(_play([server.base], pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
+        busy = _client_run(_play([server.base], pids, TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
         server_rss_play = _rss_mb(server.proc.pid)
-        calm = asyncio.run(_play([server.base], pids, LATENCY_GAMES, 0, think=THINK))
-        steady = asyncio.run(_play([server.base], pids, STEADY_GAMES, 0, think=THINK))
+        calm = _client_run(_play([server.base], pids, LATENCY_GAMES, 0, think=THINK))
+        steady = _client_run(_play([server.base], pids, STEADY_GAMES, 0, think=THINK))
     finally:
         server.stop()
     server = Server(db_url, redis_url)  # a fresh process for the memory figure
     try:
-        rss_before, rss_after = asyncio.run(_memory(server.base, server.proc.pid))
+        rss_before, rss_after = _client_run(_memory(server.base, server.proc.pid))
     finally:
         server.stop()
     load = (f"{TWO_SEAT_GAMES}+{BOT_GAMES} {GAME} games kept running flat out, {busy.seconds:.0f} s "
@@ -552,7 +560,7 @@ def _flat_out(db_url: str, workers: int = 1, redis_url: str | None = None,
     """Moves/s flat out for one configuration (a fresh server, or ``workers`` of them on one port)."""
     server = Server(db_url, redis_url, workers=workers, env=env)
     try:
-        return asyncio.run(_play([server.base], server.pids(), TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
+        return _client_run(_play([server.base], server.pids(), TWO_SEAT_GAMES, BOT_GAMES, think=0.0))
     finally:
         server.stop()
 
@@ -563,7 +571,7 @@ def _at_load(db_url: str, workers: int, redis_url: str | None, moves_per_second:
     games = max(1, round(moves_per_second * (THINK + 0.008)))
     server = Server(db_url, redis_url, workers=workers)
     try:
-        return asyncio.run(_play([server.base], server.pids(), games, 0, think=THINK))
+        return _client_run(_play([server.base], server.pids(), games, 0, think=THINK))
     finally:
         server.stop()
 
