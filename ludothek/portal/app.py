@@ -171,6 +171,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "The contract in words: docs/api.md.",
         version="1",
         lifespan=lifespan,
+        # No OpenTelemetry here (Prometheus metrics and the access log instead): FastAPI would otherwise
+        # ask on every request whether a tracer, meter or logger provider has been configured meanwhile.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.portal = portal
     app.state.mail_job = mail_job
