@@ -126,7 +126,8 @@ class SocialStore(LobbyStore):
                     raise Conflict(f"your friend list is full ({MAX_FRIENDS} people)", code_key="too_many_friends",
                                    n=MAX_FRIENDS)
                 conn.execute(insert(Friend).values(user_id=user.id, friend_id=other.id, created_at=utcnow()))
-        entry = next(f for f in self.friends(user.id) if f.user_id == other.id)
+            # Read in the same transaction: an unfriend committed just after (another tab) cannot take it away.
+            entry = self._friend_entries(conn, user.id, other.id)[0]
         return entry, exists is None
 
     def unfriend(self, user: UserInfo, name: str) -> None:
@@ -139,18 +140,28 @@ class SocialStore(LobbyStore):
         if other is None:
             return False
         with self.engine.begin() as conn:
+            # Under the same row locks as `befriend` and `block`: each sees the other's change whole.
+            lock_users(conn, [user.id, other.id])
             return bool(conn.execute(delete(table).where(table.c.user_id == user.id, column == other.id)).rowcount)
 
     def friends(self, user_id: int) -> list[FriendInfo]:
         """My friend list, by name, each with their last activity."""
         with self.engine.begin() as conn:
-            rows = conn.execute(
-                select(User.id, User.name, User.is_guest, Friend.created_at, UserActivity.seen_at)
-                .join(User, User.id == Friend.friend_id)
-                .outerjoin(UserActivity, UserActivity.user_id == Friend.friend_id)
-                .where(Friend.user_id == user_id)
-                .order_by(User.name_key)
-            ).all()
+            return self._friend_entries(conn, user_id)
+
+    @staticmethod
+    def _friend_entries(conn: Connection, user_id: int, friend_id: int | None = None) -> list[FriendInfo]:
+        """The friend list's entries (only ``friend_id``'s, if given), inside the caller's transaction."""
+        where = Friend.user_id == user_id
+        if friend_id is not None:
+            where &= Friend.friend_id == friend_id
+        rows = conn.execute(
+            select(User.id, User.name, User.is_guest, Friend.created_at, UserActivity.seen_at)
+            .join(User, User.id == Friend.friend_id)
+            .outerjoin(UserActivity, UserActivity.user_id == Friend.friend_id)
+            .where(where)
+            .order_by(User.name_key)
+        ).all()
         return [FriendInfo(r.id, r.name, bool(r.is_guest), aware(r.created_at) or utcnow(), _coarse(r.seen_at))
                 for r in rows]
 
@@ -183,9 +194,10 @@ class SocialStore(LobbyStore):
                     (Friend.user_id == other.id) & (Friend.friend_id == user.id))
             ))
             changed = self._separate(conn, user.id, other.id)
+            # Read in the same transaction: an unblock committed just after (another tab) cannot take it away.
+            entry = self._block_entries(conn, user.id, other.id)[0]
         for gid in changed:
             self._after_change(gid, None)
-        entry = next(b for b in self.blocks(user.id) if b.user_id == other.id)
         return entry, exists is None
 
     def _separate(self, conn: Connection, blocker: int, blocked: int) -> list[int]:
@@ -219,12 +231,20 @@ class SocialStore(LobbyStore):
 
     def blocks(self, user_id: int) -> list[BlockInfo]:
         with self.engine.begin() as conn:
-            rows = conn.execute(
-                select(User.id, User.name, Block.created_at)
-                .join(User, User.id == Block.blocked_id)
-                .where(Block.user_id == user_id)
-                .order_by(User.name_key)
-            ).all()
+            return self._block_entries(conn, user_id)
+
+    @staticmethod
+    def _block_entries(conn: Connection, user_id: int, blocked_id: int | None = None) -> list[BlockInfo]:
+        """The block list's entries (only ``blocked_id``'s, if given), inside the caller's transaction."""
+        where = Block.user_id == user_id
+        if blocked_id is not None:
+            where &= Block.blocked_id == blocked_id
+        rows = conn.execute(
+            select(User.id, User.name, Block.created_at)
+            .join(User, User.id == Block.blocked_id)
+            .where(where)
+            .order_by(User.name_key)
+        ).all()
         return [BlockInfo(r.id, r.name, aware(r.created_at) or utcnow()) for r in rows]
 
     def blocked_ids(self, user_id: int) -> set[int]:
