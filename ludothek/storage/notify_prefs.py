@@ -18,6 +18,8 @@ from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import Connection, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from .base import StoreBase
@@ -168,6 +170,7 @@ class NotifyStore(StoreBase):
                 raise NotFound("no such user")
         current = self.prefs(user_id)
         values = current.to_json()
+        changed: dict[str, Any] = {}
         for key, value in changes.items():
             if value is None:
                 continue
@@ -184,13 +187,14 @@ class NotifyStore(StoreBase):
                     raise BadRequest(f"{key} is true or false")
             else:
                 raise BadRequest(f"unknown setting {key!r}")
-            values[key] = value
-        with self.engine.begin() as conn:
-            exists = conn.execute(select(NotifyPrefs.user_id).where(NotifyPrefs.user_id == user_id)).first()
-            if exists:
-                conn.execute(update(NotifyPrefs).where(NotifyPrefs.user_id == user_id).values(**values))
-            else:
-                conn.execute(insert(NotifyPrefs).values(user_id=user_id, last_digest_on=None, **values))
+            values[key] = changed[key] = value
+        if changed:
+            # One upsert that writes only what changed: two tabs saving at once (the first time, or
+            # different settings) neither collide on the new row nor undo each other's change.
+            upsert = (sqlite_insert if self._sqlite else pg_insert)(NotifyPrefs).values(
+                user_id=user_id, last_digest_on=None, **values)
+            with self.engine.begin() as conn:
+                conn.execute(upsert.on_conflict_do_update(index_elements=[NotifyPrefs.user_id], set_=changed))
         return self.prefs(user_id)
 
     def unsubscribe(self, user_id: int) -> None:
