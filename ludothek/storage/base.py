@@ -15,6 +15,8 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from ludothek.engine import CHANCE, TERMINAL, State, sample_chance
@@ -328,6 +330,15 @@ class StoreBase:
             tracked.apply(CHANCE, action)
             out.append((CHANCE, action))
         return out
+
+    def _upsert(self, model: Any, key: Sequence[Any], values: dict[str, Any], changes: dict[str, Any]) -> Any:
+        """One statement: insert ``values``, or where a row with the same ``key`` exists, set ``changes``.
+
+        A read followed by an insert or an update lets two requests writing the first row at once both
+        insert (a server error for the second); this cannot, on either database.
+        """
+        insert_into = (sqlite_insert if self._sqlite else pg_insert)(model).values(**values)
+        return insert_into.on_conflict_do_update(index_elements=list(key), set_=changes)
 
     def _db_time(self, dt: datetime) -> Any:
         """A timestamp as plain SQL must pass it (`db_time`)."""

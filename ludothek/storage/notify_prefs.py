@@ -18,8 +18,6 @@ from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import Connection, func, insert, select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from .base import StoreBase
@@ -106,12 +104,8 @@ class NotifyStore(StoreBase):
                 raise Conflict("a guest account cannot have an e-mail address; make it a real account first",
                                code_key="guest_email")
             self._check_mail_rate(conn, user_id, now)
-            exists = conn.execute(select(UserEmail.user_id).where(UserEmail.user_id == user_id)).first()
-            if exists:
-                conn.execute(update(UserEmail).where(UserEmail.user_id == user_id)
-                             .values(pending=address, pending_since=now))
-            else:
-                conn.execute(insert(UserEmail).values(user_id=user_id, pending=address, pending_since=now))
+            pending = {"pending": address, "pending_since": now}
+            conn.execute(self._upsert(UserEmail, [UserEmail.user_id], {"user_id": user_id, **pending}, pending))
             queue_mail(conn, user_id, "verify", {"address": address}, now=now)
         return address
 
@@ -191,10 +185,9 @@ class NotifyStore(StoreBase):
         if changed:
             # One upsert that writes only what changed: two tabs saving at once (the first time, or
             # different settings) neither collide on the new row nor undo each other's change.
-            upsert = (sqlite_insert if self._sqlite else pg_insert)(NotifyPrefs).values(
-                user_id=user_id, last_digest_on=None, **values)
             with self.engine.begin() as conn:
-                conn.execute(upsert.on_conflict_do_update(index_elements=[NotifyPrefs.user_id], set_=changed))
+                conn.execute(self._upsert(NotifyPrefs, [NotifyPrefs.user_id],
+                                          {"user_id": user_id, "last_digest_on": None, **values}, changed))
         return self.prefs(user_id)
 
     def unsubscribe(self, user_id: int) -> None:

@@ -222,10 +222,8 @@ class OutboxStore(StoreBase):
             )
             if sent and turn is not None:
                 user_id, game_id, seq = turn
-                done = conn.execute(update(TurnMail).where(TurnMail.user_id == user_id, TurnMail.game_id == game_id)
-                                    .values(seq=seq))
-                if done.rowcount == 0:
-                    conn.execute(insert(TurnMail).values(user_id=user_id, game_id=game_id, seq=seq))
+                conn.execute(self._upsert(TurnMail, [TurnMail.user_id, TurnMail.game_id],
+                                          {"user_id": user_id, "game_id": game_id, "seq": seq}, {"seq": seq}))
         return status
 
     def skip_mails(self, skipped: Sequence[tuple[int, str]]) -> None:

@@ -45,8 +45,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from .blocks import Blocked, blocked_by, blocks_among, lock_users
@@ -263,11 +261,10 @@ class SocialStore(LobbyStore):
                 self._activity_written.clear()
             self._activity_written[user_id] = tick
         when = now or utcnow()
-        upsert = (sqlite_insert if self._sqlite else pg_insert)(UserActivity).values(user_id=user_id, seen_at=when)
         try:
             with self.engine.begin() as conn:
-                conn.execute(upsert.on_conflict_do_update(index_elements=[UserActivity.user_id],
-                                                          set_={"seen_at": when}))
+                conn.execute(self._upsert(UserActivity, [UserActivity.user_id], {"user_id": user_id, "seen_at": when},
+                                          {"seen_at": when}))
         except IntegrityError:  # the user was deleted meanwhile
             pass
 

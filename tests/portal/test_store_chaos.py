@@ -14,6 +14,7 @@ progress.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import threading
@@ -182,32 +183,41 @@ def test_every_kind_of_change_at_once_is_refused_at_worst_never_fails(any_db: st
         s.engine.dispose()
 
 
+def _at_once(*calls: Callable[[], Any]) -> list[BaseException]:
+    """Run ``calls`` in threads released together; what they raised."""
+    barrier = threading.Barrier(len(calls))
+    failures: list[BaseException] = []
+
+    def run(call: Callable[[], Any]) -> None:
+        barrier.wait()
+        try:
+            call()
+        except BaseException as exc:  # collected for the caller
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return failures
+
+
 def test_settings_saved_from_two_tabs_at_once_both_count(any_db: str) -> None:
     """Two tabs save different notification settings at the same moment, for the first time: both
     changes are kept, and neither tab gets an error (a second insert of the new row used to fail with a
-    server error on PostgreSQL, 26 of 80 such saves; and whichever saved second wrote back the other's
-    setting as it had read it)."""
+    server error, 26 of 80 such saves on PostgreSQL; and whichever saved second wrote back the other's
+    setting as it had read it).  The same for two first requests to verify an address."""
     stores = [_store(any_db), _store(any_db)]
     for k in range(8):
         user = stores[0].register(f"tabs{k}", "password-tabs")
-        barrier = threading.Barrier(2)
-        failures: list[BaseException] = []
-
-        def save(store: Store, change: dict[str, Any]) -> None:
-            barrier.wait()
-            try:
-                store.set_prefs(user.id, **change)
-            except BaseException as exc:  # collected and shown below
-                failures.append(exc)
-
-        threads = [threading.Thread(target=save, args=(stores[0], {"invites": False})),
-                   threading.Thread(target=save, args=(stores[1], {"turns": "off"}))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert failures == []
-        prefs = stores[0].prefs(user.id)
+        uid = user.id
+        assert _at_once(functools.partial(stores[0].set_prefs, uid, invites=False),
+                        functools.partial(stores[1].set_prefs, uid, turns="off")) == []
+        prefs = stores[0].prefs(uid)
         assert (prefs.invites, prefs.turns) == (False, "off")
+        assert _at_once(functools.partial(stores[0].request_verification, uid, "one@example.org"),
+                        functools.partial(stores[1].request_verification, uid, "two@example.org")) == []
+        assert stores[0].email_of(uid).pending in ("one@example.org", "two@example.org")
     for s in stores:
         s.engine.dispose()
