@@ -28,8 +28,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, insert, or_, select, update
+from sqlalchemy import Connection, and_, insert, or_, select, update
 
+from .blocks import lock_users
 from .errors import BadRequest, Conflict, Forbidden
 from .info import GameEvent, GameInfo, UserInfo, aware
 from .models import GameRow, SeatRow, Vacation, utcnow
@@ -196,15 +197,8 @@ class ClockStore(UndoStore):
 
     # ------------------------------------------------------------------ vacations
     def vacation_days_used(self, user_id: int, year: int) -> float:
-        start = datetime(year, 1, 1, tzinfo=UTC)
-        end = datetime(year + 1, 1, 1, tzinfo=UTC)
         with self.engine.begin() as conn:
-            rows = conn.execute(
-                select(Vacation.starts, Vacation.ends)
-                .where(Vacation.user_id == user_id, Vacation.ends > start, Vacation.starts < end)
-            ).all()
-        used = sum((min(_aware(r.ends), end) - max(_aware(r.starts), start)).total_seconds() for r in rows)
-        return used / DAY
+            return _days_used(conn, user_id, year)
 
     def vacations(self, user_id: int, now: datetime | None = None) -> list[tuple[datetime, datetime]]:
         """The user's current and coming absences."""
@@ -238,15 +232,18 @@ class ClockStore(UndoStore):
         if starts < now - timedelta(minutes=5) or starts > now + timedelta(days=366):
             raise BadRequest("a vacation starts now or within the next year", code_key="bad_vacation")
         ends = starts + timedelta(days=days)
-        for year in range(starts.year, ends.year + 1):
-            y0, y1 = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
-            new = max(0.0, (min(ends, y1) - max(starts, y0)).total_seconds() / DAY)
-            used = self.vacation_days_used(user.id, year)
-            if used + new > VACATION_DAYS_PER_YEAR + 1e-9:
-                left = max(0.0, VACATION_DAYS_PER_YEAR - used)
-                raise Conflict(f"that would be {used + new:.1f} vacation days in {year}; "
-                               f"{left:.1f} of {VACATION_DAYS_PER_YEAR} are left", code_key="vacation_used_up")
         with self.engine.begin() as conn:
+            # The checks and the insert under the user's row lock: two requests at once (a double
+            # click) are taken one after the other, so the second sees the first's vacation.
+            lock_users(conn, [user.id])
+            for year in range(starts.year, ends.year + 1):
+                y0, y1 = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+                new = max(0.0, (min(ends, y1) - max(starts, y0)).total_seconds() / DAY)
+                used = _days_used(conn, user.id, year)
+                if used + new > VACATION_DAYS_PER_YEAR + 1e-9:
+                    left = max(0.0, VACATION_DAYS_PER_YEAR - used)
+                    raise Conflict(f"that would be {used + new:.1f} vacation days in {year}; "
+                                   f"{left:.1f} of {VACATION_DAYS_PER_YEAR} are left", code_key="vacation_used_up")
             overlapping = conn.execute(
                 select(Vacation.id).where(Vacation.user_id == user.id, Vacation.starts < ends, Vacation.ends > starts)
             ).first()
@@ -298,3 +295,15 @@ class ClockStore(UndoStore):
             "deadline": info.deadline.isoformat() if info.deadline else None,
             "seats": seats,
         }
+
+
+def _days_used(conn: Connection, user_id: int, year: int) -> float:
+    """Vacation days ``user_id`` has declared in ``year`` (UTC), inside the caller's transaction."""
+    start = datetime(year, 1, 1, tzinfo=UTC)
+    end = datetime(year + 1, 1, 1, tzinfo=UTC)
+    rows = conn.execute(
+        select(Vacation.starts, Vacation.ends)
+        .where(Vacation.user_id == user_id, Vacation.ends > start, Vacation.starts < end)
+    ).all()
+    used = sum((min(_aware(r.ends), end) - max(_aware(r.starts), start)).total_seconds() for r in rows)
+    return used / DAY

@@ -221,3 +221,17 @@ def test_settings_saved_from_two_tabs_at_once_both_count(any_db: str) -> None:
         assert stores[0].email_of(uid).pending in ("one@example.org", "two@example.org")
     for s in stores:
         s.engine.dispose()
+
+
+def test_a_vacation_sent_twice_at_once_is_taken_once(any_db: str) -> None:
+    """A double click on "declare a vacation" (two requests at the same moment, on two processes):
+    one vacation, the other request refused; before, both could pass the checks for overlaps and for the
+    days left, and the clocks were paused twice."""
+    stores = [_store(any_db), _store(any_db)]
+    for k in range(6):
+        user = stores[0].register(f"away{k}", "password-away")
+        failures = _at_once(*(functools.partial(stores[i % 2].declare_vacation, user, 10.0) for i in range(4)))
+        assert len(failures) == 3 and all(isinstance(f, StoreError) for f in failures), failures
+        assert len(stores[0].vacations(user.id)) == 1
+    for s in stores:
+        s.engine.dispose()
