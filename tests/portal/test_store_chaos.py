@@ -177,6 +177,14 @@ def test_every_kind_of_change_at_once_is_refused_at_worst_never_fails(any_db: st
         t.join()
     assert [f"{name}: {exc!r}"[:400] for name, exc in failures] == []
     assert lobby_problems(stores[0].engine) == []
+    # No rating update was lost or counted twice: replaying the results in order gives the same numbers.
+    def ratings() -> list[tuple[str, str, float, float, int, int]]:
+        return sorted((me.name, kind, round(r.mu, 9), round(r.sigma, 9), r.games, r.wins)
+                      for me in users for kind, r in stores[0].ratings_of(me.id).items())
+    before = ratings()
+    assert before  # games were rated
+    stores[0].recompute_ratings()
+    assert ratings() == before
     statuses = {stores[0].game(gid).status for gid in table.games}
     assert statuses & {"running", "finished"}, statuses  # the games did get played
     for s in stores:
