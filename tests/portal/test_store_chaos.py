@@ -118,9 +118,11 @@ def _operations(store: Store, me: UserInfo, others: list[str], table: Table,
         store.expire_due(later)
 
     def token() -> None:  # a new API token, used, and revoked again
-        secret = store.create_token(me.id, "bot")
+        label = f"bot {rng.randrange(10**9)}"  # this call's own (the other store's thread is the same person)
+        secret = store.create_token(me.id, label)
         assert store.user_by_token(secret) is not None
-        store.revoke_token(me.id, max(t.id for t in store.tokens(me.id)))
+        store.revoke_token(me.id, next(t.id for t in store.tokens(me.id) if t.label == label))
+        assert store.user_by_token(secret) is None
 
     def chat() -> None:
         posted = store.post_chat(game(), me, "gg " + str(rng.randrange(1000)))
