@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,7 +13,7 @@ from pathlib import Path
 from ludothek.devtools.threaded_server import free_port, serving
 from ludothek.portal import Settings, create_app
 
-__all__ = ["PortTaken", "free_port", "running_server", "wait_until_serving"]
+__all__ = ["PortTaken", "free_port", "running_server", "serve_processes", "wait_until_serving"]
 
 
 class PortTaken(RuntimeError):
@@ -51,3 +53,48 @@ def wait_until_serving(proc: subprocess.Popen[bytes], base: str, timeout: float 
         if time.monotonic() > deadline:
             raise RuntimeError("the server did not start")
         time.sleep(0.2)
+
+
+@contextmanager
+def serve_processes(db: str, count: int, log_dir: Path, env: dict[str, str] | None = None) -> Iterator[list[str]]:
+    """The base URLs of ``count`` ``ludothek serve`` processes on the database ``db`` until the block ends.
+
+    Each server's standard error goes to a file in ``log_dir`` (quoted if it dies at start): a pipe
+    that nobody reads fills up after some hundred log lines and stops the server in the middle of a
+    request.  ``env`` adds environment variables.  The schema is migrated first, so the processes do
+    not all create it at once.
+    """
+    from ludothek.storage import make_engine, migrate
+
+    engine = make_engine(db)
+    migrate(engine)
+    engine.dispose()
+    full_env = {**os.environ, **(env or {})}
+    procs: list[tuple[subprocess.Popen[bytes], str]] = []
+
+    def start(i: int) -> tuple[subprocess.Popen[bytes], str]:
+        for _ in range(5):  # a port taken between free_port and the bind: another one
+            port = free_port()
+            log = log_dir / f"server-{i}-{port}.log"
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ludothek.cli", "serve", "--db", db, "--host", "127.0.0.1", "--port", str(port)],
+                env=full_env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+            base = f"http://127.0.0.1:{port}"
+            procs.append((proc, base))
+            try:
+                wait_until_serving(proc, base, log=log)
+            except PortTaken:
+                continue
+            return proc, base
+        raise RuntimeError("no free port for a server in five tries")
+
+    try:
+        yield [start(i)[1] for i in range(count)]
+    finally:
+        for proc, _ in procs:
+            proc.terminate()
+        for proc, _ in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -12,11 +12,9 @@ finds and mends it.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -26,40 +24,15 @@ from ludothek.cli import main as cli_main
 from ludothek.storage import make_engine, migrate
 from ludothek.storage.lobby_check import lobby_problems
 from ludothek.storage.models import ActionRow, GameRow, SeatRow, utcnow
-from tests.portal.server import free_port, wait_until_serving
+from tests.portal.server import serve_processes
 
 ROUNDS = 40
 
 
-def _server(any_db: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = dict(os.environ, LUDOTHEK_BOT_DELAY="0", LUDOTHEK_RATE_LIMITS="off")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ludothek.cli", "serve", "--db", any_db, "--host", "127.0.0.1", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    return proc, f"http://127.0.0.1:{port}"
-
-
 @pytest.fixture
-def two_servers(any_db: str) -> Iterator[tuple[str, str, str]]:
-    # Migrate first, so the two processes do not both create the schema.
-    engine = make_engine(any_db)
-    migrate(engine)
-    engine.dispose()
-    procs = [_server(any_db) for _ in range(2)]
-    try:
-        for proc, base in procs:
-            wait_until_serving(proc, base)
-        yield procs[0][1], procs[1][1], any_db
-    finally:
-        for proc, _ in procs:
-            proc.terminate()
-        for proc, _ in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+def two_servers(any_db: str, tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    with serve_processes(any_db, 2, tmp_path, {"LUDOTHEK_BOT_DELAY": "0", "LUDOTHEK_RATE_LIMITS": "off"}) as bases:
+        yield bases[0], bases[1], any_db
 
 
 def _user(base: str, name: str) -> dict[str, str]:
