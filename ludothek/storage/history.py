@@ -73,12 +73,22 @@ class ReplayBook:
         self.length = 0
         self.extend([("chance" if a["seat"] == "chance" else a["seat"], a["action"]) for a in record["actions"]])
 
-    def extend(self, actions: Sequence[tuple[int | str, str]]) -> None:
-        """Append stored entries (``(seat or "chance", action)``); `ReplayError` names the first that does not apply."""
+    def extend(self, actions: Sequence[tuple[int | str, str]], start: int | None = None) -> None:
+        """Append stored entries (``(seat or "chance", action)``); `ReplayError` names the first that does not apply.
+
+        ``start``: the step of the first of ``actions``.  Entries the book already holds are then
+        skipped: two requests of one process may read the same new entries for one cached book at
+        once, and the second must not apply them again.
+        """
         rows = [(CHANCE if seat == "chance" else seat, action) for seat, action in actions]
-        # Only the actions an undo of this batch takes back need the position before them kept.
-        taken_back = undone_rows([(s if isinstance(s, int) else CHANCE, str(a)) for s, a in rows])
         with self._lock:
+            if start is not None:
+                if start > self.length:
+                    raise eng.ReplayError(f"entries from {start + 1} cannot follow the book's {self.length}",
+                                          self.length, "")
+                rows = rows[self.length - start:]
+            # Only the actions an undo of this batch takes back need the position before them kept.
+            taken_back = undone_rows([(s if isinstance(s, int) else CHANCE, str(a)) for s, a in rows])
             for offset, (seat, action) in enumerate(rows):
                 index = self.length
                 if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(action, str):
@@ -238,13 +248,14 @@ class HistoryStore(PlayStore):
             book = ReplayBook(self.record_of(info, [(r.seat, r.action) for r in rows]), info.seat_names())
             self._keep_book(key, book)
         elif book.length < info.seq:
+            start = book.length  # another request may extend the book meanwhile: `extend` skips what it added
             with self.engine.begin() as conn:
                 rows = conn.execute(
                     select(ActionRow.seat, ActionRow.action)
-                    .where(ActionRow.game_id == info.id, ActionRow.seq >= book.length, ActionRow.seq < info.seq)
+                    .where(ActionRow.game_id == info.id, ActionRow.seq >= start, ActionRow.seq < info.seq)
                     .order_by(ActionRow.seq)
                 ).all()
-            book.extend([("chance" if r.seat == CHANCE else r.seat, r.action) for r in rows])
+            book.extend([("chance" if r.seat == CHANCE else r.seat, r.action) for r in rows], start)
         return book
 
     def replay_step(self, game_id: int, step: int | None, seat: int | None, user_id: int | None,

@@ -151,3 +151,30 @@ def test_a_cache_behind_catches_up_with_the_rows_stored_since(any_db: str) -> No
         assert tracked.log_for(0, "de") == replayed.log_for(0, "de")
     for s in (mine, other, fresh):
         s.engine.dispose()
+
+
+def test_a_cached_replay_book_extended_by_two_requests_at_once_holds_each_entry_once(any_db: str) -> None:
+    """Two replay requests of one process read the same new entries for the cached book; the second must
+    not apply them again (it did: "action 6 does not apply: it is not your turn", a server error found by
+    the API chaos test)."""
+    store = new_store(any_db)
+    gid = _rtta_game(store)
+    rng = random.Random(4)
+    for _ in range(20):
+        _random_step(store, gid, rng, lambda: rng.random() < 0.3)  # noqa: B023
+    book = store.replay_book(store.game(gid))
+    start = book.length
+    for _ in range(20):
+        _random_step(store, gid, rng, lambda: rng.random() < 0.3)  # noqa: B023
+    info = store.game(gid)
+    assert info.status == "running" and info.seq > start
+    entries = [(a["seat"], a["action"]) for a in store.record(gid)["actions"][start:info.seq]]
+    book.extend(entries, start)  # the first request
+    book.extend(entries, start)  # the second, which read the same entries before the first was done
+    assert book.length == info.seq and store.replay_book(info) is book
+    with store.state(gid) as (_, tracked):
+        assert tracked is not None
+        assert book.state_at(book.length).snapshot() == tracked.state.snapshot()
+    with pytest.raises(eng.ReplayError):  # a gap is refused, never papered over
+        book.extend(entries, book.length + 1)
+    store.engine.dispose()
