@@ -166,6 +166,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Dieser Zug kommt zu spät: das Spiel ist inzwischen bei Zug {current}. Die Ansicht ist jetzt aktuell.",
         "en": "This move came too late: the game has moved on to move {current}. The view is up to date now.",
     },
+    "err_stale_seats": {
+        "de": "Während dein Zug gespeichert wurde, haben sich die Plätze oder Uhren des Spiels geändert; "
+              "er wurde nicht gespeichert. Bitte schicke ihn noch einmal.",
+        "en": "The game's seats or clocks changed while your move was being stored; it was not stored. "
+              "Please send it again.",
+    },
+    "err_seat_taken_over": {
+        "de": "Auf deinem Platz spielt jetzt ein Bot (Zeit abgelaufen oder aufgegeben); dein Zug wurde nicht "
+              "gespeichert.",
+        "en": "A bot plays your seat now (timed out or resigned); your move was not stored.",
+    },
     "err_not_your_turn": {"de": "Du bist nicht am Zug.", "en": "It is not your turn."},
     "err_illegal": {"de": "Dieser Zug ist jetzt nicht erlaubt: {action}", "en": "That move is not legal now: {action}"},
     "err_game_over": {"de": "Das Spiel ist beendet.", "en": "The game is over."},

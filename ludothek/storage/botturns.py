@@ -35,7 +35,7 @@ from ludothek.bots.fallback import safe_bot
 from ludothek.engine import State
 
 from .base import CHANCE_RNG, db_time
-from .errors import StaleMove
+from .errors import Conflict, StaleMove
 from .models import GameRow, utcnow
 from .play import PlayStore
 
@@ -181,7 +181,11 @@ class BotTurnStore(PlayStore):
         try:
             self.submit(turn.game_id, seat, action, turn.seq)
         except StaleMove:
-            return False  # someone else stored a move first (a takeover, an admin's cancel)
+            return False  # someone else stored a move first, or the seats or clocks changed meanwhile
+        except Conflict:
+            if self.game(turn.game_id).status == "running":
+                raise
+            return False  # the game ended meanwhile (an administrator, an abandonment vote)
         return True
 
     def bot_step(self, game_id: int) -> bool:

@@ -43,6 +43,10 @@ class StaleMove(Conflict):
     code = "stale"
 
 
+class SeatTakenOver(Conflict):
+    """The mover's seat changed hands (a timeout, a resignation) while the move was being stored."""
+
+
 class NotYourTurn(Conflict):
     code = "not_your_turn"
 

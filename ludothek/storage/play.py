@@ -22,6 +22,7 @@ from .errors import (
     Forbidden,
     IllegalMove,
     NotYourTurn,
+    SeatTakenOver,
     StaleMove,
 )
 from .info import GameEvent, GameInfo
@@ -312,13 +313,13 @@ class PlayStore(LobbyStore):
             # PostgreSQL, a move that does not end the game: one statement, one round trip.  The last
             # move of a game places the seats and rates the players (reads and writes): a transaction.
             if not self._write_move_one_trip(game_id, seq, new, to_move, when, deadline, bank, info, mails):
-                self._refuse_lost_seat(game_id, seq, info)
+                self._refuse_lost_seat(game_id, seq, info, mover)
                 raise stale
             return
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
                 self._write_move_transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails,
-                                             stale)
+                                             stale, mover)
                 return
             except self._deadlock_errors:
                 if attempt == DEADLOCK_RETRIES:
@@ -329,7 +330,7 @@ class PlayStore(LobbyStore):
     def _write_move_transaction(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, when: Any,
         deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
-        mails: Sequence[tuple[int, str, str]], stale: StaleMove,
+        mails: Sequence[tuple[int, str, str]], stale: StaleMove, mover: int,
     ) -> None:
         """`_write_move` as one transaction: the last move of a game, SQLite, or a game with a bank of time.
 
@@ -352,7 +353,7 @@ class PlayStore(LobbyStore):
                     cur.execute(self._move_sql, (seq + len(new), to_move, when, due, game_id, seq, info.seats_rev))
                 if cur.rowcount != 1:
                     raw.rollback()
-                    self._refuse_lost_seat(game_id, seq, info)
+                    self._refuse_lost_seat(game_id, seq, info, mover)
                     raise stale
                 if result is not None:
                     # The seats' places and the ratings, in the transaction that ends the game.
@@ -403,10 +404,23 @@ class PlayStore(LobbyStore):
             return False
         return bool(row and row[0] == 1)
 
-    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo) -> None:
-        """After a refused write: if the seats changed hands (timeout, resignation), say so plainly."""
+    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo, mover: int) -> None:
+        """After a refused write at an unchanged move number: say plainly what changed.
+
+        ``seats_rev`` changes when a seat changes hands (a timeout, a resignation) and when the
+        clocks change (a vacation, an administrator): either refuses a move being stored meanwhile.
+        If the mover's own seat is no longer theirs, that is final (`SeatTakenOver`); otherwise the
+        move was fine and only met the change, so it is a `StaleMove` that may simply be sent again.
+        """
         self._info_cache.pop(game_id, None)
         now_info = self._game_full(game_id)
-        if now_info.seq == seq and now_info.seats_rev != info.seats_rev:
-            raise Conflict("a bot plays this seat now (timed out or resigned); your move was not stored",
-                           code_key="seat_taken_over")
+        self._check_current(now_info, seq, "move")  # over (an administrator, a vote), or another move came first
+        if now_info.seats_rev == info.seats_rev:
+            return
+        before = next((s for s in info.seats if s.seat == mover), None)
+        after = next((s for s in now_info.seats if s.seat == mover), None)
+        if before is None or after is None or (after.kind, after.user_id) != (before.kind, before.user_id):
+            raise SeatTakenOver("a bot plays this seat now (timed out or resigned); your move was not stored",
+                                code_key="seat_taken_over")
+        raise StaleMove("the game's seats or clocks changed while your move was being stored; it was not stored: "
+                        "send it again", code_key="stale_seats", sent=seq, current=seq)

@@ -78,6 +78,11 @@ class BotWorker:
         try:
             if self.store.play_bot_turn(turn, nice=self.nice):
                 self.played += 1
+            else:
+                # Not played: the game moved on, or its seats or clocks changed at the same move (a
+                # resignation, a vacation).  Give the claim back, so the turn is thought about again at
+                # once, not after the lease.
+                self.store.release_bot_turn(self.owner, turn)
         except Exception:
             # The claim stays until its lease runs out, then any worker tries again.
             log.exception("bot turn failed in game %s at move %s", turn.game_id, turn.seq)

@@ -24,6 +24,7 @@ import pytest
 from ludothek.storage import make_engine
 from ludothek.storage.lobby_check import lobby_problems
 from tests.portal.server import serve_processes
+from tests.portal.together import run_threads
 
 #: Requests per thread; six threads (each person on each process).  ``CHAOS_STEPS=300`` for a longer hunt.
 STEPS = int(os.environ.get("CHAOS_STEPS") or 60)
@@ -148,12 +149,7 @@ def test_every_kind_of_request_at_once_on_two_processes_gets_no_server_error(
                 with shared.lock:
                     shared.errors.append(f"{name}: {exc!r}")
 
-    threads = [threading.Thread(target=run, args=(base, name, 10 * i + j))
-               for i, name in enumerate(NAMES) for j, base in enumerate(bases)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(run, ((base, name, 10 * i + j) for i, name in enumerate(NAMES) for j, base in enumerate(bases)))
     assert shared.errors == []
     assert len(shared.games) > 3
     engine = make_engine(db_url)

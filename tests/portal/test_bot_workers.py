@@ -541,3 +541,33 @@ def test_a_worker_that_keeps_ending_is_started_again_ever_later(tmp_path: Path,
         procs.stop()
     waits = [r.message.rsplit(" in ", 1)[1] for r in caplog.records if "starting it again" in r.message]
     assert waits[:2] == ["1 s", "2 s"] and "exit 3" in caplog.records[0].message
+
+
+def test_a_bot_move_that_meets_a_change_of_seats_is_thought_again_at_once(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the bot thinks, another process changes the game's seats at the same move number (here an
+    abandonment vote withdrawn): the move is refused as stale, the worker gives its claim back, and the
+    turn is played on the next look, not after the lease (it was logged as a failed bot turn before)."""
+    url = f"sqlite:///{tmp_path / 'seats.sqlite3'}"
+    store, other = new_store(url), new_store(url)
+    (gid,) = bot_games(store, 1)
+    seq = store.game(gid).seq
+    creator = other.user(next(s.user_id for s in store.game(gid).seats if s.kind == "player"))
+    assert creator is not None
+    real_submit = store.submit
+    changed: list[bool] = []
+
+    def submit(*args: Any, **kwargs: Any) -> Any:
+        if not changed:
+            other.vote_abandon(gid, creator, agree=False)  # seats_rev + 1, as another process would
+            changed.append(True)
+        return real_submit(*args, **kwargs)
+
+    monkeypatch.setattr(store, "submit", submit)
+    worker = BotWorker(store, delay=0.0, owner="w")
+    assert worker.run_once(T0) == 1 and worker.played == 0 and store.game(gid).seq == seq
+    assert _claims_of(store)[gid] == (None, None)  # given back
+    assert worker.run_once(T0 + timedelta(seconds=1)) == 1 and worker.played == 1
+    assert store.game(gid).seq > seq
+    store.engine.dispose()
+    other.engine.dispose()

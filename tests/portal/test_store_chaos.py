@@ -22,13 +22,17 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from ludothek import engine as eng
 from ludothek.storage import Store, StoreError, make_engine, migrate
+from ludothek.storage.errors import SeatTakenOver, StaleMove
 from ludothek.storage.info import UserInfo
 from ludothek.storage.lobby_check import lobby_problems
 from ludothek.storage.models import utcnow
 from ludothek.workers.bots import BotWorker
 from tests.portal.conftest import FAST_HASHER
+from tests.portal.together import run_threads
 from tests.portal.toyrank import GAME as RANKGAME
 
 eng.register(RANKGAME)  # a game whose players choose its result: games end after a move each
@@ -171,12 +175,7 @@ def test_every_kind_of_change_at_once_is_refused_at_worst_never_fails(any_db: st
             except BaseException as exc:  # collected and shown below
                 failures.append((getattr(op, "__name__", "?"), exc))
 
-    threads = [threading.Thread(target=person, args=(store, me, 10 * i + j))
-               for i, me in enumerate(users) for j, store in enumerate(stores)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(person, ((store, me, 10 * i + j) for i, me in enumerate(users) for j, store in enumerate(stores)))
     assert [f"{name}: {exc!r}"[:400] for name, exc in failures] == []
     assert lobby_problems(stores[0].engine) == []
     # No rating update was lost or counted twice: replaying the results in order gives the same numbers.
@@ -205,11 +204,7 @@ def _at_once(*calls: Callable[[], Any]) -> list[BaseException]:
         except BaseException as exc:  # collected for the caller
             failures.append(exc)
 
-    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(run, ((c,) for c in calls))
     return failures
 
 
@@ -243,5 +238,42 @@ def test_a_vacation_sent_twice_at_once_is_taken_once(any_db: str) -> None:
         failures = _at_once(*(functools.partial(stores[i % 2].declare_vacation, user, 10.0) for i in range(4)))
         assert len(failures) == 3 and all(isinstance(f, StoreError) for f in failures), failures
         assert len(stores[0].vacations(user.id)) == 1
+    for s in stores:
+        s.engine.dispose()
+
+
+def test_a_move_that_meets_a_change_of_seats_says_truly_what_happened(any_db: str) -> None:
+    """A move stored while another process changed the game's seats (or clocks, or abandonment votes) at
+    the same move number is refused.  Only when the mover's own seat changed hands is that final ("a bot
+    plays this seat now"); otherwise it is a stale move that may be sent again, and sending it again works.
+    Before, every such refusal said "a bot plays this seat now", also to a bot worker, which then kept its
+    claim on the turn for the whole lease."""
+    stores = [_store(any_db), _store(any_db)]
+    users = [stores[0].register(name, "password-" + name) for name in ("ann", "bob", "cid")]
+    gid = stores[0].create_game(users[0], "machikoro", 3, {})
+    for u in users[1:]:
+        stores[0].join(gid, u)
+
+    def to_move() -> tuple[UserInfo, list[UserInfo], int, str]:
+        while stores[0].bot_step(gid):  # the resigned seat's bot, when it is its turn
+            pass
+        with stores[0].state(gid) as (info, tracked):  # store 0 caches the game as it is now
+            assert tracked is not None and info.status == "running"
+            mover = next(u for u in users if info.seat_of(u.id) == info.to_move)
+            return mover, [u for u in users if u is not mover], info.seq, tracked.state.legal_actions()[0]
+
+    mover, others, seq, action = to_move()
+    stores[1].resign(gid, others[0])  # another seat changes hands in the other process
+    with pytest.raises(StaleMove) as refused:
+        stores[0].submit_as(gid, mover.id, action, seq)
+    assert refused.value.params.get("code_key") == "stale_seats" and not isinstance(refused.value, SeatTakenOver)
+    stores[0].submit_as(gid, mover.id, action, seq)  # sent again: stored
+    assert stores[1].game(gid).seq > seq
+
+    mover, others, seq, action = to_move()
+    stores[1].resign(gid, mover)  # now the mover's own seat
+    with pytest.raises(SeatTakenOver):
+        stores[0].submit_as(gid, mover.id, action, seq)
+    assert stores[1].game(gid).seq == seq
     for s in stores:
         s.engine.dispose()
