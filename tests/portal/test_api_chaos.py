@@ -3,7 +3,7 @@
 `test_store_chaos.py` does this to the store; here the requests go through the whole stack of two
 real ``ludothek serve`` processes (routing, authentication, the caches of each process, the live
 hub, the bot workers and the clock jobs they run) on one database.  Three people create, join,
-leave and cancel Machi Koro games (some with bots), play, undo, resign, vote to abandon, write in
+leave and cancel games of all four kinds (some with bots), play, undo, resign, vote to abandon, write in
 the chat, report, befriend and block each other, declare vacations and save settings, while they
 and a visitor read the games, logs, replays, records, profiles and the leaderboard.  Every answer
 may refuse (4xx with a reason); none may be a server error.
@@ -29,6 +29,8 @@ from tests.portal.together import run_threads
 #: Requests per thread; six threads (each person on each process).  ``CHAOS_STEPS=300`` for a longer hunt.
 STEPS = int(os.environ.get("CHAOS_STEPS") or 60)
 NAMES = ("anna", "bruno", "carla")
+#: Machi Koro most often (short turns, many moves); every game now and then.
+GAMES = ("machikoro", "machikoro", "machikoro", "rolltheages", "carpediem", "snowdonia")
 
 
 @pytest.fixture
@@ -75,7 +77,7 @@ def _person(base: str, token: str, me: str, shared: Shared, rng: random.Random) 
         seats: list[dict[str, Any]] = [{"kind": "me"}, rng.choice([{"kind": "open"}, {"kind": "invite", "user": rng.choice(others)}])]
         if rng.random() < 0.4:
             seats.append({"kind": "bot", "bot": rng.choice(["easy", "medium"])})
-        r = send("POST", "/games", {"game": "machikoro", "players": len(seats), "seats": seats,
+        r = send("POST", "/games", {"game": rng.choice(GAMES), "players": len(seats), "seats": seats,
                                     "time_control": rng.choice(["none", "move:1"])})
         if r.status_code == 201:
             with shared.lock:
@@ -109,9 +111,9 @@ def _person(base: str, token: str, me: str, shared: Shared, rng: random.Random) 
         gid = game()
         for path in (f"/games/{gid}", f"/games/{gid}/log", f"/games/{gid}/record", f"/games/{gid}/chat",
                      f"/games/{gid}/replay/{rng.randrange(5)}", "/games", "/next", "/me", "/friends", "/blocks",
-                     f"/users/{rng.choice(NAMES)}", "/games/machikoro/leaderboard", "/vacation", "/me/notifications"):
+                     f"/users/{rng.choice(NAMES)}", f"/games/{rng.choice(GAMES)}/leaderboard", "/vacation", "/me/notifications"):
             send("GET", path)
-        for path in (f"/games/{gid}", f"/games/{gid}/replay", f"/users/{me}", "/games/machikoro/leaderboard"):
+        for path in (f"/games/{gid}", f"/games/{gid}/replay", f"/users/{me}", f"/games/{rng.choice(GAMES)}/leaderboard"):
             send("GET", path, anonymous=True)  # the pages, as a visitor sees them
 
     return [
