@@ -4,8 +4,9 @@
 real ``ludothek serve`` processes (routing, authentication, the caches of each process, the live
 hub, the bot workers and the clock jobs they run) on one database.  Three people create, join,
 leave and cancel games of all four kinds (some with bots), play, undo, resign, vote to abandon, write in
-the chat, report, befriend and block each other, declare vacations and save settings, while they
-and a visitor read the games, logs, replays, records, profiles and the leaderboard.  Every answer
+the chat, report, befriend and block each other, declare vacations and save settings, through the
+API and through the pages' forms (logged in with a session, as a browser is), while they and a visitor
+read the games, boards, logs, replays, records, profiles and the leaderboard.  Every answer
 may refuse (4xx with a reason); none may be a server error.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,12 +61,48 @@ def _person(base: str, token: str, me: str, shared: Shared, rng: random.Random) 
     visitor = httpx.Client(base_url=base, timeout=60)
     others = [n for n in NAMES if n != me]
 
+    browser = httpx.Client(base_url=base, timeout=60)  # the same person in the pages, with a session cookie
+    csrf: list[str] = []
+
     def send(method: str, path: str, body: Any = None, *, anonymous: bool = False) -> httpx.Response:
         r = (visitor if anonymous else client).request(method, path, json=body)
+        return checked(r, method, path, body)
+
+    def checked(r: httpx.Response, method: str, path: str, body: Any) -> httpx.Response:
         if r.status_code >= 500:
             with shared.lock:
                 shared.errors.append(f"{me}: {method} {path} {body!r} -> {r.status_code} {r.text[:200]}")
         return r
+
+    def logged_in() -> str:
+        """The session's CSRF token; the browser logs in through the form the first time."""
+        if not csrf:
+            found = re.search(r'name="csrf-token" content="([^"]+)"', browser.get("/login").text)
+            assert found
+            browser.post("/login", data={"csrf": found[1], "name": me, "password": "password-" + me})
+            again = re.search(r'name="csrf-token" content="([^"]+)"', browser.get("/").text)
+            assert again
+            csrf.append(again[1])
+        return csrf[0]
+
+    def form(path: str, data: dict[str, str] | None = None) -> httpx.Response:
+        """A form the pages send (htmx's header, the session's CSRF token)."""
+        body = {"csrf": logged_in(), **(data or {})}
+        return checked(browser.post(path, data=body, headers={"HX-Request": "true"}), "POST", path, body)
+
+    def page_move() -> None:
+        gid = game()
+        r = send("GET", f"/games/{gid}?log=false")
+        if r.status_code == 200 and r.json().get("my_turn") and r.json().get("legal"):
+            view = r.json()
+            form(f"/games/{gid}/act", {"action": rng.choice(view["legal"])["action"], "seq": str(view["seq"])})
+
+    def pages() -> None:
+        gid = game()
+        logged_in()
+        for path in (f"/games/{gid}", "/", "/next", "/new", f"/users/{rng.choice(NAMES)}"):
+            checked(browser.get(path), "GET", path, None)
+        checked(browser.get(f"/games/{gid}/board", headers={"HX-Request": "true"}), "GET", "board", gid)
 
     def game() -> int:
         gid = shared.some(rng, shared.games)
@@ -118,6 +156,9 @@ def _person(base: str, token: str, me: str, shared: Shared, rng: random.Random) 
 
     return [
         create, create, move, move, move, move, move, move, undo, chat, report, reads, reads,
+        page_move, page_move, pages,
+        lambda: form(f"/games/{game()}/{rng.choice(['join', 'leave', 'cancel', 'resign'])}"),
+        lambda: form(f"/games/{game()}/abandon", {"agree": rng.choice(["yes", "no"])}),
         lambda: send("POST", f"/games/{game()}/join"), lambda: send("POST", f"/games/{game()}/join"),
         lambda: send("POST", f"/games/{game()}/leave"), lambda: send("POST", f"/games/{game()}/cancel"),
         lambda: send("POST", f"/games/{game()}/resign"),
