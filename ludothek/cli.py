@@ -304,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="a game option, e.g. ending=kosmos; repeat or separate by commas")
     p_arena.add_argument("--json", action="store_true", help="print the figures as JSON")
     p_arena.add_argument("--seconds", type=float, default=None, help="hard's time budget per decision (default 2)")
-    p_arena.add_argument("--iterations", type=int, default=None, help="hard's iteration budget (default 2000)")
+    p_arena.add_argument("--iterations", type=int, default=None, help="hard's iteration budget (default: the game's own, see docs/bots.md)")
     p_arena.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p_rep = sub.add_parser("replay", help="replay a game record and print its log")
@@ -536,8 +536,7 @@ def arena(game_id: str, bot_list: str, players: int, games: int, seed: int, opti
         if name == "hard" and (seconds is not None or iterations is not None):
             from ludothek.bots.ismcts import IsmctsBot
 
-            return IsmctsBot(seconds=seconds if seconds is not None else 2.0,
-                             iterations=iterations if iterations is not None else 2000)
+            return IsmctsBot(seconds=seconds if seconds is not None else 2.0, iterations=iterations)
         return arena_bot(game_id, name)
 
     report = run_arena(game_id, names, players, games, seed, template.options, factory=factory, progress=progress)

@@ -97,12 +97,14 @@ class IsmctsBot:
 
     ``seconds=None`` makes the bot depend on the seed alone (tests); the
     default of 2 s is what a person waits for.  The search constants left at
-    ``None`` come from the game's strategy module (`SearchSettings`).
+    ``None`` come from the game's strategy module (`SearchSettings`), the
+    iteration budget too: each game caps `hard` at the budget its arena figures
+    were measured at, so the bot people meet is the bot that was measured.
     """
 
     name = "hard"
 
-    def __init__(self, seconds: float | None = 2.0, iterations: int = 2000, rollout_depth: int | None = None,
+    def __init__(self, seconds: float | None = 2.0, iterations: int | None = None, rollout_depth: int | None = None,
                  exploration: float | None = None, widen: float = 2.0, scale: float | None = None,
                  margin: float | None = None, early_stop: bool = True, root_rounds: bool | None = None):
         self.seconds = seconds
@@ -136,6 +138,7 @@ class IsmctsBot:
             policy_share=base.policy_share,
             prior=base.prior,
             root_rounds=base.root_rounds if self.root_rounds is None else self.root_rounds,
+            iterations=base.iterations if self.iterations is None else self.iterations,
         )
 
     def choose(self, state: State, rng: random.Random) -> str:
@@ -164,14 +167,14 @@ class IsmctsBot:
                 root.order.setdefault(a, -ranked.get(a, -1e9))
         deadline = None if self.seconds is None else start + self.seconds
         done = 0
-        while done < self.iterations:
+        while done < settings.iterations:
             self._iterate(determinize(state, seat, rng), root, strategy, settings, rng)
             done += 1
             now = time.thread_time() if deadline is not None else 0.0
             if deadline is not None and now > deadline:
                 break
             if self.early_stop and not done % CHECK_EVERY:
-                left = self.iterations - done
+                left = settings.iterations - done
                 if deadline is not None:  # the iterations the clock still allows, at the rate so far
                     left = min(left, int((deadline - now) * done / max(now - start, 1e-9)) + 1)
                 if self._decided(root, legal, left):
@@ -199,12 +202,12 @@ class IsmctsBot:
             hint = strategy.policy(determinize(state, seat, rng), rng)
         ranked = strategy.rank(determinize(state, seat, rng)) if strategy.rank is not None else {}
         order = {a: (a != hint, -ranked.get(a, -1e9), rng.random()) for a in legal}
-        limit = max(2, int(self.widen * math.sqrt(self.iterations)))
+        limit = max(2, int(self.widen * math.sqrt(settings.iterations)))
         alive = sorted(legal, key=order.__getitem__)[:limit]
         protected = hint if settings.prior and hint in alive else None
         totals = dict.fromkeys(alive, 0.0)
         deadline = None if self.seconds is None else start + self.seconds
-        left = self.iterations
+        left = settings.iterations
         done = 0
         while len(alive) > 1 and left >= len(alive):
             phases = max(1, math.ceil(math.log2(len(alive))))

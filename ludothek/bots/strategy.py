@@ -92,6 +92,12 @@ class SearchSettings:
     #: in it, so two actions are compared on the same luck; sequential halving on the mean reward drops the
     #: worse half of the actions until one is left.  Below the root the tree is the usual one.  Off: plain ISMCTS.
     root_rounds: bool = False
+    #: The iteration budget of the game's `hard` (`IsmctsBot` takes it unless told otherwise); the 2 s of CPU
+    #: time stay the ceiling.  A game sets the budget its 400-game arena figures were measured at
+    #: (`docs/bots.md`): the root's width in rounds grows with this budget, so a bot capped at 2,000 but
+    #: stopped by the clock at 450 is not the bot that was measured at 200, and more iterations were not
+    #: measurably stronger in any game (Machi Koro 8,000 against 2,000; Carpe Diem 400 against 100).
+    iterations: int = 2000
 
 
 def _terminal_only(state: State, seat: int) -> float:

@@ -208,6 +208,24 @@ def test_hard_takes_each_games_search_constants() -> None:
     assert strategy_for("carpediem").search.prior > 0 and GENERIC.search.prior == 0
 
 
+def test_hard_plays_at_each_games_measured_iteration_budget() -> None:
+    """The portal's `hard` is the bot the arena measured: the game's budget unless told otherwise."""
+    budgets = {"machikoro": 2000, "rolltheages": 200, "carpediem": 100, "snowdonia": 200}
+    for game_id, budget in budgets.items():
+        assert strategy_for(game_id).search.iterations == budget
+        assert IsmctsBot().settings(strategy_for(game_id)).iterations == budget
+        assert IsmctsBot(iterations=7).settings(strategy_for(game_id)).iterations == 7
+    for game_id in ("rolltheages", "carpediem"):  # the rounds spend the game's budget, no more
+        bot = IsmctsBot(seconds=None, early_stop=False)
+        for state in positions(game_id, 2, 3):
+            assert bot.choose(state, random.Random(2)) in state.legal_actions()
+            assert bot.last_iterations <= budgets[game_id]
+    bot = IsmctsBot(seconds=None, early_stop=False, root_rounds=False)
+    state = positions("carpediem", 1, 5)[0]
+    bot.choose(state, random.Random(2))
+    assert bot.last_iterations == 100
+
+
 def test_a_policy_prior_makes_a_tiny_search_follow_the_policy() -> None:
     """With a prior far above the iterations, hard plays the policy's move (seen on a fresh deal, never peeking)."""
     from ludothek.bots.greedy import determinize

@@ -161,11 +161,11 @@ def test_a_cached_replay_book_extended_by_two_requests_at_once_holds_each_entry_
     gid = _rtta_game(store)
     rng = random.Random(4)
     for _ in range(20):
-        _random_step(store, gid, rng, lambda: rng.random() < 0.3)  # noqa: B023
+        _random_step(store, gid, rng, lambda: rng.random() < 0.3)
     book = store.replay_book(store.game(gid))
     start = book.length
     for _ in range(20):
-        _random_step(store, gid, rng, lambda: rng.random() < 0.3)  # noqa: B023
+        _random_step(store, gid, rng, lambda: rng.random() < 0.3)
     info = store.game(gid)
     assert info.status == "running" and info.seq > start
     entries = [(a["seat"], a["action"]) for a in store.record(gid)["actions"][start:info.seq]]
