@@ -39,6 +39,7 @@ from .context import (
 )
 from .contract import AUTH_OPTIONAL, AUTH_REQUIRED, DEFAULT_LIMIT, WHOLE, Cursor, Limit, paginate, refusals
 from .gameview import game_summary, seat_context
+from .jsonbody import JSONBody
 from .sessions import csrf_ok
 
 router = APIRouter(tags=["api"])
@@ -343,7 +344,7 @@ async def get_game(
     log: Annotated[bool, Query(description="include the game log")] = True,
 ) -> JSONResponse:
     state = await portal_of(request).offload(game_state, request, game_id, user, lang or lang_of(request, user), log)
-    return JSONResponse(state)
+    return JSONBody(state)
 
 
 GAME_REFUSALS = refusals(403, 409)
@@ -412,7 +413,7 @@ async def submit(game_id: GameId, body: Move, request: Request, user: User, lang
     portal = portal_of(request)
     answer = await portal.offload(move_answer, request, game_id, body, user, lang)
     await portal.hub.flushed()  # the other processes hear of an acknowledged move, whatever happens next
-    return JSONResponse(answer)  # plain JSON data already: skip FastAPI's re-encoding
+    return JSONBody(answer)  # plain JSON data already: skip FastAPI's re-encoding
 
 
 def move_answer(request: Request, game_id: int, body: Move, user: UserInfo, lang: str | None) -> dict[str, Any]:
@@ -452,7 +453,7 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 
     await portal.offload(move)
     await portal.hub.flushed()
-    return JSONResponse(answer)
+    return JSONBody(answer)
 
 
 @router.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),
@@ -461,7 +462,7 @@ async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> JSON
     store = portal_of(request).store
     info = store.game(game_id)
     viewer: int | str | None = "all" if info.over else info.seat_of(user.id if user else None)
-    return JSONResponse(store.record(game_id, viewer))  # the record exactly as the engine writes it
+    return JSONBody(store.record(game_id, viewer))  # the record exactly as the engine writes it
 
 
 @router.get("/games/{game_id}/log", response_model=m.LogEntryPage, responses=refusals(409),

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ludothek.storage import StoreError
@@ -29,6 +29,7 @@ from ludothek.storage.models import MAX_ID
 from . import api
 from .context import current_user, lang_of, portal_of
 from .contract import ALIAS, PREFIX
+from .jsonbody import JSONBody
 
 #: ``/api/v1/games/{id}`` or ``/api/games/{id}``, with ``/actions`` for a move; ids as FastAPI's
 #: own route would take them without question (no sign, no leading zero, at most 10 digits).
@@ -134,14 +135,14 @@ class HotPath:
                     user = current_user(request)
                     return api.game_state(request, game_id, user, lang or lang_of(request, user), log)
 
-                response = JSONResponse(await portal.offload(read))
+                response = JSONBody(await portal.offload(read))
             else:
                 def play(body: api.Move) -> dict[str, Any]:
                     return api.move_answer(request, game_id, body, api.authenticated(request), lang)
 
                 answer = await portal.offload(play, move)
                 await portal.hub.flushed()  # as `api.submit`: other processes hear of the move first
-                response = JSONResponse(answer)
+                response = JSONBody(answer)
         except StoreError as exc:
             handler = scope["app"].exception_handlers[StoreError]  # the application's own answer
             response = await handler(request, exc)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ludothek.storage import GameEvent, Store, StoreError
 
+from . import jsonbody
 from .loop_publish import LoopPublisher, supported
 
 log = logging.getLogger(__name__)
@@ -420,7 +421,7 @@ class RedisHub(Hub):
                 if item.get("type") != "message":
                     continue
                 try:
-                    data = json.loads(item["data"])
+                    data = jsonbody.loads(item["data"])  # every process reads every message: the quick decoder
                 except ValueError:
                     log.warning("ignoring a malformed live message from Redis")
                     continue
