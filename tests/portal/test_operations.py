@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from ludothek.devtools.processes import stop
 from ludothek.devtools.services import REDIS, port_open
 from ludothek.portal import create_app
-from ludothek.portal.observe import configure_logging, scrape_lines
+from ludothek.portal.observe import TEXT_FORMAT, TextFormatter, configure_logging, scrape_lines
 from ludothek.storage import make_engine
 from tests.conftest import needs
 from tests.portal.conftest import api_user, make_settings, page_login
@@ -197,6 +197,16 @@ def test_text_logs_by_default(tmp_path: Path) -> None:
     assert "INFO ludothek.test" in path.read_text() and "hello world" in path.read_text()
     with pytest.raises(ValueError, match="LUDOTHEK_LOG_FORMAT"):
         configure_logging("yaml")
+
+
+def test_text_log_times_are_the_standard_formatters() -> None:
+    """The text formatter writes each second's time once; every line reads as the standard one's."""
+    mine, standard = TextFormatter(), logging.Formatter(TEXT_FORMAT)
+    for created in (1_700_000_000.0, 1_700_000_000.999, 1_700_000_001.0005, 1_700_000_000.5, time.time()):
+        record = logging.LogRecord("ludothek.test", logging.INFO, __file__, 0, "GET %s", ("/x",), None)
+        record.created, record.msecs = created, float(int((created - int(created)) * 1000))
+        assert mine.format(record) == standard.format(record)
+        assert mine.formatTime(record, "%Y") == standard.formatTime(record, "%Y")
 
 
 # ----------------------------------------------------------------------------- rate limits
