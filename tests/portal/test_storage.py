@@ -184,8 +184,13 @@ def test_bots_resume_after_a_restart(tmp_path: Any) -> None:
     seats = [{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}]
     gid = stopped.post("/api/games", json={"game": "toypig", "players": 3, "seats": seats}, headers=h).json()["id"]
     g = stopped.get(f"/api/games/{gid}", headers=h).json()
-    if g["my_turn"]:
-        g = stopped.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h).json()
+    # Alice hands the turn on to a bot.  The dice are real: after her move both bots' first die can show
+    # a 1 and pass the turn straight back to her (1 in 36), so she rolls until it has passed; a roll of 1
+    # passes it, and rolling never ends the game (holding twice could).
+    for _ in range(1000):
+        if not g["my_turn"]:
+            break
+        g = stopped.post(f"/api/games/{gid}/actions", json={"action": "roll", "seq": g["seq"]}, headers=h).json()
     assert not g["my_turn"] and g["status"] == "running"
     with TestClient(create_app(make_settings(db))) as restarted:
         for _ in range(200):
