@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,6 +67,20 @@ def page_login(client: TestClient, name: str, register: bool = True) -> str:
                     data={"csrf": token, "name": name, "password": "password-" + name}, follow_redirects=False)
     assert r.status_code == 303, r.text
     return csrf_of(client)
+
+
+def in_one_rate_window(seconds: int, need: float = 5.0) -> None:
+    """Return once at least ``need`` seconds are left of the current ``seconds``-long rate-limit window.
+
+    Without Redis the hot-path limits (``move_*``, ``chat_*``) count in sliding-window counters whose
+    windows start at whole multiples of ``seconds`` on the clock, and the window before is weighed in
+    by how much of it is left, rounded down: requests that straddle such a start may be allowed one
+    more than the limit.  A test that checks exactly which request a limit refuses sends its counted
+    requests after this, inside one window.
+    """
+    left = seconds - time.time() % seconds
+    if left < need:
+        time.sleep(left + 0.05)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
