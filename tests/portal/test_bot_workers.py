@@ -209,20 +209,43 @@ def _wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
         time.sleep(0.05)
 
 
+def _real_game_with_hard_bot_to_move(store: Store) -> int:
+    """A Roll Through the Ages game (a game the ``ludothek bots`` process knows, unlike the tests' toy
+    games) between a person and ``hard``, played by the person until the bot is to move."""
+    creator = store.register(f"maker{random.randrange(10**9)}", "password-m")
+    gid = store.create_game(creator, "rolltheages", 2, {}, [{"kind": "me"}, {"kind": "bot", "bot": "hard"}])
+    rng = random.Random(5)
+    for _ in range(500):
+        info = store.game(gid)
+        if info.is_bot_seat(info.to_move):
+            return gid
+        with store.state(gid) as (_, tracked):
+            assert tracked is not None
+            action = rng.choice(tracked.state.legal_actions())
+        store.submit(gid, info.to_move, action, info.seq)
+    raise AssertionError("the bot never came to move")
+
+
 def test_kill_9_a_bot_worker_mid_thought_and_another_plays_the_turn(tmp_path: Path) -> None:
-    """``ludothek bots`` claims a hard bot's turn; kill -9 while it thinks; the claim runs out, another plays."""
+    """``ludothek bots`` claims a hard bot's turn; kill -9 while it thinks; the claim runs out, another plays.
+
+    ``hard`` thinks for 0.25-0.35 s of CPU about the first decision of a Roll Through the Ages turn
+    (200 iterations), and the claim is seen within 50 ms of being made: the kill falls in the thinking.
+    """
     db = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
     store = new_store(db)
-    (gid,) = bot_games(store, 1, bot="hard", players=2)
+    gid = _real_game_with_hard_bot_to_move(store)
     seq = store.game(gid).seq
-    proc = _bots_process(db, tmp_path / "bots.log")
+    log = tmp_path / "bots.log"
+    proc = _bots_process(db, log)
     try:
         owner = _wait_for("the worker's claim", lambda: _claims_of(store)[gid][0])
-        os.kill(proc.pid, signal.SIGKILL)  # hard thinks about 2 s: the claim was just made
+        os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
+    assert "bot turn failed" not in log.read_text(), "the worker could play this game: it was killed thinking"
     assert store.game(gid).seq == seq, "the killed worker stored nothing"
     assert _claims_of(store)[gid] == (owner, seq)
     now = datetime.now(UTC)
