@@ -5,7 +5,9 @@ code keep calling ``t(key, lang)``.  A plural entry has ``msgid`` = ``msgid_plur
 ``msgstr[i]`` per plural form of the language; the form is chosen by the catalogue's ``Plural-Forms``
 header (from CLDR through Babel), so "1 worker" / "2 workers" and "1 Arbeiter" / "2 Arbeiter" come out
 right.  The ``.po`` files are read at first use and compiled in memory: no build step, no ``.mo``
-files to forget.
+files to forget.  They are the only home of the texts: a new text is added to the ``.po`` file of
+every language by hand, and ``python -m ludothek.devtools.textcheck`` (in ``make lint`` and the tests)
+fails when the code uses a key that a catalogue lacks.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po
 
 DOMAIN = "messages"
 
@@ -35,15 +37,6 @@ def read_catalog(lang: str) -> Catalog:
         return Catalog(locale=lang, domain=DOMAIN)
     with path.open("rb") as fh:
         return read_po(fh, locale=lang, domain=DOMAIN)
-
-
-def write_catalog(lang: str, catalog: Catalog) -> None:
-    path = po_path(lang)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    catalog.fuzzy = False  # a fuzzy header would be dropped when compiling, and its Plural-Forms with it
-    with path.open("wb") as fh:
-        write_po(fh, catalog, sort_output=True, width=110, omit_header=False)
-    translations.cache_clear()
 
 
 @cache
@@ -75,20 +68,6 @@ def lookup_plural(key: str, n: int, lang: str) -> str | None:
     return None if text == key else text
 
 
-def plural_categories(lang: str) -> list[str]:
-    """The CLDR category ("one", "other" ...) of each gettext plural index of ``lang``'s catalogue.
-
-    Found by trying numbers against the catalogue's own ``Plural-Forms`` formula, so that a text written
-    per CLDR category (``TEXTS["key#one"]``) lands in the right ``msgstr[i]``.
-    """
-    from babel import Locale
-
-    catalog = read_catalog(lang)
-    formula = gettext.c2py(catalog.plural_expr)
-    locale = Locale.parse(lang)
-    categories: list[str | None] = [None] * catalog.num_plurals
-    for n in range(0, 1000):
-        index = formula(n)
-        if index < len(categories) and categories[index] is None:
-            categories[index] = locale.plural_form(n)
-    return [c or "other" for c in categories]
+def keys(lang: str) -> set[str]:
+    """Every key the catalogue of ``lang`` holds, singular and plural alike."""
+    return {m.id if isinstance(m.id, str) else m.id[0] for m in read_catalog(lang) if m.id}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ludothek import engine as eng
-from ludothek.portal.i18n import TEXTS
+from ludothek.portal import catalogs
 from tests import browser_support
 from tests.browser_support import click_action, legal_actions, my_turns, new_game, register, seq_of, shot
 
@@ -226,7 +226,7 @@ def test_a_click_during_a_live_refresh_is_not_lost(browser: Any, server: str) ->
 
 
 #: Interface keys that would show if a text were missing (``t`` falls back to the key itself).
-RAW_KEYS = [k for k in TEXTS if "_" in k]
+RAW_KEYS = sorted(k for k in catalogs.keys("en") if "_" in k)
 
 
 def check_page(page: Any, name: str, phone: bool = True) -> None:

@@ -1,14 +1,15 @@
-"""The gettext catalogues: complete in both languages, real plural forms, the `TEXTS` fallback and the import tool."""
+"""The gettext catalogues, the only home of the texts: complete in both languages, real plural forms, fallbacks."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
 
-from ludothek.devtools import po_import
 from ludothek.portal import catalogs, i18n
-from ludothek.portal.i18n import LANGS, TEXTS, t, tn
+from ludothek.portal.i18n import LANGS, t, tn
 
 
 def test_catalogues_are_complete_in_both_languages() -> None:
@@ -27,11 +28,6 @@ def test_catalogues_are_complete_in_both_languages() -> None:
     assert keys["de"] == keys["en"]
 
 
-def test_every_texts_entry_is_in_the_catalogues() -> None:
-    """Fails after new keys were added to TEXTS: run ``python -m ludothek.devtools.po_import``."""
-    assert po_import.main(["--check"]) == 0
-
-
 @pytest.mark.parametrize(("lang", "n", "expected"), [
     ("en", 1, "1 day per move"), ("en", 2, "2 days per move"), ("en", 0, "0 days per move"),
     ("de", 1, "1 Tag pro Zug"), ("de", 3, "3 Tage pro Zug"), ("de", 0, "0 Tage pro Zug"),
@@ -45,36 +41,42 @@ def test_plural_refusal_and_sessions() -> None:
     assert tn("sessions_count", 2, "de") == "Du bist in 2 Browsern angemeldet."
 
 
-def test_texts_fallback_and_t_api(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keys added to TEXTS after the last import still work, singular and plural."""
+def test_t_api_and_fallbacks() -> None:
+    """The catalogue of the language, then English, then the key itself."""
     assert t("new_game", "de") == "Neues Spiel" and t("new_game", "en") == "New game"
     assert t("seat", "en", n=3) == "Seat 3"
     assert t("no_such_key", "de") == "no_such_key"
-    monkeypatch.setitem(TEXTS, "fresh", {"de": "Frisch {x}", "en": "Fresh {x}"})
-    monkeypatch.setitem(TEXTS, "fresh_cubes#one", {"de": "{n} Würfel", "en": "{n} cube"})
-    monkeypatch.setitem(TEXTS, "fresh_cubes#other", {"de": "{n} Würfel", "en": "{n} cubes"})
-    assert t("fresh", "de", x=1) == "Frisch 1"
-    assert tn("fresh_cubes", 1, "en") == "1 cube" and tn("fresh_cubes", 4, "en") == "4 cubes"
-    assert tn("fresh_cubes", 4, "de") == "4 Würfel"
-    assert po_import.main(["--check"]) == 1
+    assert tn("no_such_key", 2, "de") == "no_such_key"
 
 
-def test_import_tool_moves_texts_into_catalogues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _write_catalogue(path: Path, lang: str, entries: dict[str, str | tuple[str, ...]]) -> None:
+    catalog = Catalog(locale=lang, domain=catalogs.DOMAIN)
+    for key, text in entries.items():
+        catalog.add((key, key) if isinstance(text, tuple) else key, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        write_po(fh, catalog)
+
+
+def test_catalogues_are_read_from_po_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``.po`` file is all a text needs; a key German lacks comes from the English catalogue."""
+    _write_catalogue(tmp_path / "de" / "messages.po", "de", {
+        "hello": "Hallo", "stones": ("{n} Stein", "{n} Steine"),
+    })
+    _write_catalogue(tmp_path / "en" / "messages.po", "en", {
+        "hello": "Hello", "stones": ("{n} stone", "{n} stones"), "fresh": "Fresh {x}",
+        "cubes": ("{n} cube", "{n} cubes"),
+    })
     monkeypatch.setattr(catalogs, "po_path", lambda lang: tmp_path / lang / "messages.po")
     catalogs.translations.cache_clear()
     try:
-        monkeypatch.setattr(po_import, "TEXTS", {
-            "hello": {"de": "Hallo", "en": "Hello"},
-            "stones#one": {"de": "{n} Stein", "en": "{n} stone"},
-            "stones#other": {"de": "{n} Steine", "en": "{n} stones"},
-        })
-        assert po_import.main(["--check"]) == 1
-        assert po_import.main([]) == 0
-        assert po_import.main(["--check"]) == 0
         assert catalogs.lookup("hello", "de") == "Hallo"
         assert catalogs.lookup_plural("stones", 1, "de") == "{n} Stein"
         assert catalogs.lookup_plural("stones", 5, "de") == "{n} Steine"
-        assert catalogs.plural_categories("en") == ["one", "other"]
+        assert catalogs.keys("en") == {"hello", "stones", "fresh", "cubes"}
+        assert t("fresh", "de", x=1) == "Fresh 1"
+        assert tn("cubes", 1, "de") == "1 cube" and tn("cubes", 4, "de") == "4 cubes"
+        assert tn("stones", 4, "de") == "4 Steine"
     finally:
         monkeypatch.undo()
         catalogs.translations.cache_clear()
