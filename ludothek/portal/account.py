@@ -15,9 +15,9 @@ from starlette.responses import Response
 
 from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
+from ludothek.texts import t
 
 from .context import client_address, credential_of, log_in, log_out, portal_of
-from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 
 router = APIRouter(include_in_schema=False)

@@ -18,11 +18,11 @@ from starlette.responses import Response
 from ludothek.storage import BadRequest, Forbidden, StoreError, UserInfo
 from ludothek.storage.admin import UserRow
 from ludothek.storage.models import MAX_ID
+from ludothek.texts import t
 
 from .api import api_user
 from .context import GameId, portal_of
 from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
-from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, render
 
 pages = APIRouter(include_in_schema=False)

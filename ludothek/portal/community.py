@@ -20,13 +20,13 @@ from ludothek.storage import BadRequest, Forbidden, NotFound, StoreError, UserIn
 from ludothek.storage.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
 from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
+from ludothek.texts import pick, t
 
 from . import helppages  # noqa: F401  (registers the ``kind`` path convertor)
 from .charts import rating_chart
 from .context import GameId, current_user, lang_of, portal_of
 from .friends import profile_social
 from .gameview import breakdown_table, game_summary, log_lines
-from .i18n import pick, t
 from .pages import (
     CsrfField,
     _board_template,

@@ -19,12 +19,12 @@ from ludothek.storage.history import ReplayBook, replay_seats
 from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.storage.ratings import RatingInfo
+from ludothek.texts import pick
 
 from .api import Lang, MaybeUser, User
 from .apimodels import RecordOut, SeatResultOut
 from .context import GameId, lang_of, portal_of
 from .contract import WHOLE, refusals
-from .i18n import pick
 
 router = APIRouter(tags=["community"])
 

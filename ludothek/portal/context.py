@@ -12,8 +12,8 @@ from starlette.responses import Response
 from ludothek.storage import Store, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import Credential
+from ludothek.texts import choose_lang
 
-from .i18n import choose_lang
 from .limits import LoginBrake, RateLimits, SocketCounter
 from .live import Hub
 from .offload import Offload

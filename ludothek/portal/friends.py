@@ -18,11 +18,11 @@ from starlette.responses import Response
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import utcnow
 from ludothek.storage.social import BlockInfo, FriendInfo
+from ludothek.texts import t, tn
 
 from .api import User
 from .context import portal_of
 from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
-from .i18n import t, tn
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 
 api = APIRouter(tags=["friends"])

@@ -13,8 +13,7 @@ from typing import Any
 from ludothek import engine as eng
 from ludothek.storage import GameInfo, UserInfo
 from ludothek.storage.store import Tracked
-
-from .i18n import pick, t
+from ludothek.texts import pick, t
 
 
 def seat_names(info: GameInfo) -> list[str]:

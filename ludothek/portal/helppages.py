@@ -21,11 +21,11 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.texts import LANGS, t, tn
+from ludothek.texts import pick as pick_text
 
 from .context import current_user, lang_of, portal_of
 from .gameview import game_summary
-from .i18n import LANGS, t, tn
-from .i18n import pick as pick_text
 
 #: A line of its own that separates a section's short version from its long version.
 SHORT_LONG_SEPARATOR = "+++"

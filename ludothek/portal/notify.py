@@ -20,6 +20,7 @@ from starlette.responses import Response
 from ludothek.storage import Store, StoreError, UserInfo
 from ludothek.storage.accounts import MIN_PASSWORD
 from ludothek.storage.notify_prefs import LinkRefused
+from ludothek.texts import t
 from ludothek.workers.mail_links import MailLinks
 
 from . import apimodels as m
@@ -27,7 +28,6 @@ from .api import User
 from .context import current_user, lang_of, log_out, portal_of, session_of
 from .contract import WHOLE, refusals
 from .gameview import game_summary
-from .i18n import t
 from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
 from .sockets import admit, relay, release
 

@@ -22,6 +22,8 @@ from ludothek import engine as eng
 from ludothek.engine.plural import plural
 from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.lobby import BOT_LEVELS, DEFAULT_FORM_BOT, PORTAL_BOTS
+from ludothek.texts import pick as pick_text
+from ludothek.texts import t, tn
 
 from .context import (
     GameId,
@@ -39,8 +41,6 @@ from .context import (
 from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
 from .hardening import local_path
 from .hyphenate import soft_hyphens
-from .i18n import pick as pick_text
-from .i18n import t, tn
 from .pickers import board_pickers
 from .sessions import csrf_ok
 

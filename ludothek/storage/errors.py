@@ -16,7 +16,7 @@ class StoreError(Exception):
     def __init__(self, message: str, **params: object) -> None:
         super().__init__(message)
         self.message = message
-        #: Values for translating the message (see ``ludothek.portal.i18n``).
+        #: Values for translating the message (see ``ludothek.texts``).
         self.params = params
 
 

@@ -17,9 +17,9 @@ from html import escape
 
 from ludothek import engine as eng
 from ludothek.portal.gameview import seat_names
-from ludothek.portal.i18n import pick, t
 from ludothek.storage import GameInfo, NotFound, Store
 from ludothek.storage.outbox import QueuedMail
+from ludothek.texts import pick, t
 
 from .mail_links import MailLinks
 

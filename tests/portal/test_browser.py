@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ludothek import engine as eng
-from ludothek.portal import catalogs
+from ludothek.texts import catalogs
 from tests import browser_support
 from tests.browser_support import click_action, legal_actions, my_turns, new_game, register, seq_of, shot
 

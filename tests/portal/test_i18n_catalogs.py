@@ -8,8 +8,8 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-from ludothek.portal import catalogs, i18n
-from ludothek.portal.i18n import LANGS, t, tn
+from ludothek import texts
+from ludothek.texts import LANGS, catalogs, t, tn
 
 
 def test_catalogues_are_complete_in_both_languages() -> None:
@@ -80,4 +80,4 @@ def test_catalogues_are_read_from_po_files(tmp_path: Path, monkeypatch: pytest.M
     finally:
         monkeypatch.undo()
         catalogs.translations.cache_clear()
-    assert i18n.t("new_game", "en") == "New game"
+    assert texts.t("new_game", "en") == "New game"

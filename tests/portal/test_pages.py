@@ -6,9 +6,8 @@ import re
 
 from fastapi.testclient import TestClient
 
-from ludothek.portal import catalogs
-from ludothek.portal.i18n import LANGS, t
 from ludothek.portal.sessions import COOKIE
+from ludothek.texts import LANGS, catalogs, t
 from tests.portal.conftest import csrf_of, page_login
 
 

@@ -17,9 +17,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ludothek import engine as eng
 from ludothek.engine.plural import plural
-from ludothek.portal.i18n import t
 from ludothek.portal.pages import board_helpers, game_data
 from ludothek.portal.pickers import board_pickers
+from ludothek.texts import t
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
 ENV = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined)

@@ -1,4 +1,4 @@
-"""The portal's gettext catalogues (Babel): ``ludothek/portal/locale/<lang>/LC_MESSAGES/messages.po``.
+"""The gettext catalogues of the interface texts (Babel): ``ludothek/texts/locale/<lang>/LC_MESSAGES/messages.po``.
 
 Message ids are the stable text keys (``new_game``, ``err_too_many_attempts`` ...), so templates and
 code keep calling ``t(key, lang)``.  A plural entry has ``msgid`` = ``msgid_plural`` = the key and one
@@ -27,7 +27,7 @@ DOMAIN = "messages"
 
 def po_path(lang: str) -> Path:
     """Where the catalogue of ``lang`` lives in the source tree."""
-    return Path(str(resources.files("ludothek.portal"))) / "locale" / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return Path(str(resources.files("ludothek.texts"))) / "locale" / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
 def read_catalog(lang: str) -> Catalog:

@@ -1,6 +1,9 @@
-"""The portal's own interface texts in German and English, read from the gettext catalogues.
+"""The interface texts in German and English, read from the gettext catalogues.
 
-The texts themselves live only in ``locale/<lang>/LC_MESSAGES/messages.po`` (see `catalogs`).
+The texts themselves live only in ``locale/<lang>/LC_MESSAGES/messages.po`` (see `catalogs`).  They
+are a package of their own, below the portal and the workers, because both use them (the portal's
+pages and answers, the mails that ``workers/mail_compose.py`` writes).
+
 Game and card names never live there: they come from each game's data (``game.title``, option
 labels, ``describe``).  A missing key falls back to English and then to the key itself, so a gap is
 visible but never fatal.
