@@ -35,6 +35,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check ludothek tests benchmarks
 	$(VENV)/bin/mypy
+	$(PY) -m ludothek.devtools.textcheck
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

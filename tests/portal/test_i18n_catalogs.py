@@ -1,4 +1,5 @@
-"""The gettext catalogues, the only home of the texts: complete in both languages, real plural forms, fallbacks."""
+"""The gettext catalogues, the only home of the texts: complete in both languages, real plural forms, fallbacks,
+and the text check that finds a used key a catalogue lacks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 from ludothek import texts
+from ludothek.devtools import textcheck
 from ludothek.texts import LANGS, catalogs, t, tn
 
 
@@ -81,3 +83,51 @@ def test_catalogues_are_read_from_po_files(tmp_path: Path, monkeypatch: pytest.M
         monkeypatch.undo()
         catalogs.translations.cache_clear()
     assert texts.t("new_game", "en") == "New game"
+
+
+def test_every_used_key_is_in_every_catalogue() -> None:
+    """``make lint``'s text check on the real tree; here too, since CI runs the tests, not the lint."""
+    assert textcheck.main([]) == 0
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "pkg"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_textcheck_fails_on_a_key_missing_from_the_catalogues(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "views.py": 'def f(lang):\n    return t("new_game", lang) + tn("no_such_count", 2, lang)\n',
+        "templates/page.html": "<p>{{ tr('login') }} {{ tr('no_such_key' if x else 'logout') }}</p>\n",
+        "speeds.py": 'SPEEDS = (("1", "speed_normal"),)\n',
+    })
+    report = textcheck.check(root)
+    assert {lang: set(keys) for lang, keys in report.missing.items()} == {
+        "de": {"no_such_count", "no_such_key"}, "en": {"no_such_count", "no_such_key"}}
+    assert report.missing["de"]["no_such_count"] == {"pkg/views.py:2"}
+    assert report.failed and textcheck.main(["--root", str(root)]) == 1
+    (root / "views.py").write_text('def f(lang):\n    return t("new_game", lang)\n', encoding="utf-8")
+    (root / "templates/page.html").write_text("{{ tr('login') }}", encoding="utf-8")
+    assert textcheck.main(["--root", str(root)]) == 0
+
+
+def test_textcheck_knows_keys_built_from_a_prefix(tmp_path: Path) -> None:
+    """A family's values come from where the code writes them; an undeclared prefix fails."""
+    root = _tree(tmp_path, {
+        "chat.py": 'REPORT_REASONS = ("spam", "shouting")\n',
+        "clocks.py": 'def leave(q):\n    q.values(left_as="resigned")\n',
+        "errors.py": 'class Gone(Exception):\n    code = "no_such_refusal"\n\n\nCODE_KEYS = {"chat_user": "chat_rate"}\n'
+                     'def f():\n    raise Gone("gone", code_key="csrf")\n',
+        "speeds.py": 'SPEEDS = (("1", "speed_normal"),)\n',
+        "pages.py": 'def f(s, key, lang):\n    return t(f"left_{s}", lang) + t(f"err_{key}", lang)\n',
+        "templates/chat.html": "{% for r in reasons %}{{ tr('report_' ~ r) }}{% endfor %}\n",
+    })
+    report = textcheck.check(root)
+    assert set(report.missing["en"]) == {"report_shouting"}  # report_spam and left_resigned exist
+    assert report.optional_missing["en"] == {"err_no_such_refusal"}  # refusals fall back by design
+    assert not report.undeclared and not report.unfound
+    (root / "more.py").write_text('def g(x, lang):\n    return t("fresh_" + x, lang)\n', encoding="utf-8")
+    assert textcheck.check(root).undeclared == {"fresh_": {"pkg/more.py:2"}}
