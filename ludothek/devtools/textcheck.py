@@ -62,11 +62,11 @@ FAMILIES: dict[str, Family] = {
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 
-#: Constants whose key-shaped strings reach a text function through a variable (``tr(key)``).
+#: Constants whose key-shaped strings (not "0.5") reach a text function through a variable (``tr(key)``).
 KEY_CONSTANTS = ("SPEEDS",)
 
 KEY = r"[A-Za-z][A-Za-z0-9_]*"
-KEY_SHAPE = re.compile(rf"{KEY}_{KEY}")
+KEY_SHAPE = re.compile(KEY)
 _CALL = rf"(?<![\w.])(?:{'|'.join(TEXT_FUNCTIONS)})\(\s*"
 TEMPLATE_LITERAL = re.compile(rf"{_CALL}(['\"])({KEY})\1\s*[,)]")
 TEMPLATE_PREFIX = re.compile(rf"{_CALL}(['\"])({KEY})\1\s*~")
@@ -120,7 +120,7 @@ def strings_in(value: object) -> Iterator[str]:
 def _literal_strings(node: ast.expr) -> set[str]:
     try:
         return set(strings_in(ast.literal_eval(node)))
-    except ValueError:
+    except (ValueError, TypeError):  # not a literal: ``tuple(sorted(...))``
         return set()
 
 
