@@ -15,7 +15,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 #: ``current_player()`` while a random outcome is due.
 CHANCE = -1
@@ -242,18 +246,34 @@ class Game(ABC):
         labels = opt.value_labels.get(value)
         return labels.get(lang, value) if labels else value
 
-    def _package_file(self, *parts: str) -> str | None:
-        """A text file shipped in the game's own package, or None; games bring their own help."""
+    def _package_path(self, *parts: str) -> Traversable | None:
+        """A path inside the game's own package (the package of the module defining its class), or None."""
         import importlib.resources
         import sys
 
         module = sys.modules.get(type(self).__module__)
         package = getattr(module, "__package__", None) or type(self).__module__
         try:
-            path = importlib.resources.files(package).joinpath(*parts)
-            return path.read_text(encoding="utf-8") if path.is_file() else None
+            return importlib.resources.files(package).joinpath(*parts)
         except (ModuleNotFoundError, FileNotFoundError):
             return None
+
+    def _package_file(self, *parts: str) -> str | None:
+        """A text file shipped in the game's own package, or None; games bring their own help."""
+        path = self._package_path(*parts)
+        try:
+            return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        except FileNotFoundError:
+            return None
+
+    @property
+    def web_dir(self) -> Path | None:
+        """The game's own web parts (``web/`` in its package: board template, JS, CSS), or None.
+
+        The portal serves them (`ludothek.portal.gameweb`); a game without one gets the generic board.
+        """
+        path = self._package_path("web")
+        return Path(str(path)) if path is not None and path.is_dir() else None
 
     def rules_markdown(self, lang: str) -> str | None:
         """The rules page in ``lang`` as Markdown (``rulebook/<lang>.md`` in the game package), or None.

@@ -521,18 +521,18 @@ class MachiKoroState(State):
         return build_view(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
-        from .describe import describe_action
+        from .notation import describe_action
 
         return describe_action(self, action, lang)
 
     def _describe_all(self, actions: Iterable[str], lang: str) -> list[str]:
         """The same sentences as `_describe` one by one; the mover's name and the build texts made once."""
-        from .describe import describe_actions
+        from .notation import describe_actions
 
         return describe_actions(self, actions, lang)
 
     def explain_illegal(self, action: str) -> str:
-        from .describe import explain_illegal
+        from .notation import explain_illegal
 
         return explain_illegal(self, action)
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, HistoryEntry, IllegalAction, SeatResult, ranks_from_keys
 
-from . import notation, view
+from . import notation, views
 from .base import new_player
 from .components import AREAS, Scenario
 from .effects import EffectsMixin
@@ -382,7 +382,7 @@ class SnowdoniaState(EffectsMixin):
         self._run()
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        return view.build(self, seat)
+        return views.build(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
         return notation.describe(self, action, lang)

@@ -846,7 +846,7 @@ class CarpeDiemState(State):
         return build_view(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
-        from .views import describe
+        from .notation import describe
 
         return describe(self, action, lang)
 
