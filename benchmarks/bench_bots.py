@@ -11,13 +11,16 @@ import sys
 from ludothek.bots import Bot, make_bot
 from ludothek.bots.arena import format_table, run_arena
 from ludothek.bots.ismcts import IsmctsBot
+from ludothek.engine.registry import GAME_MODULES
 
 Row = tuple[str, float, str, str]
 
 #: (game, games of medium vs random, games of hard vs random)
 #: Solo games of Roll Through the Ages for `hard`'s solo average.
 SOLO_GAMES = 2
-PLAN = (("machikoro", 10, 4), ("rolltheages", 10, 4), ("carpediem", 4, 2), ("snowdonia", 4, 2))
+#: Games played per bot and game (medium, hard): more where a game is quick; every registered game is played.
+GAMES_PER_BOT = {"machikoro": (10, 4), "rolltheages": (10, 4)}
+PLAN = tuple((game, *GAMES_PER_BOT.get(game, (4, 2))) for game in GAME_MODULES)
 
 
 def _factory(name: str) -> Bot:

@@ -30,6 +30,7 @@ from sqlalchemy import insert
 
 from ludothek import engine as eng
 from ludothek.engine.conformance import random_action
+from ludothek.engine.registry import GAME_MODULES
 from ludothek.storage import Store, make_engine, migrate
 from ludothek.storage.models import ActionRow, GameRow, SeatRow, User
 
@@ -43,7 +44,7 @@ REQUESTS = 200
 REPLAY_LENGTH = 1000
 #: Games waiting for players in the lobby's list (its page lists at most 200).
 LOBBY_GAMES = 200
-KINDS = ("machikoro", "rolltheages", "snowdonia", "carpediem")
+KINDS = tuple(GAME_MODULES)
 
 
 def _fill(url: str, rng: random.Random) -> list[str]:

@@ -15,7 +15,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 #: ``current_player()`` while a random outcome is due.
 CHANCE = -1
@@ -242,18 +246,34 @@ class Game(ABC):
         labels = opt.value_labels.get(value)
         return labels.get(lang, value) if labels else value
 
-    def _package_file(self, *parts: str) -> str | None:
-        """A text file shipped in the game's own package, or None; games bring their own help."""
+    def _package_path(self, *parts: str) -> Traversable | None:
+        """A path inside the game's own package (the package of the module defining its class), or None."""
         import importlib.resources
         import sys
 
         module = sys.modules.get(type(self).__module__)
         package = getattr(module, "__package__", None) or type(self).__module__
         try:
-            path = importlib.resources.files(package).joinpath(*parts)
-            return path.read_text(encoding="utf-8") if path.is_file() else None
+            return importlib.resources.files(package).joinpath(*parts)
         except (ModuleNotFoundError, FileNotFoundError):
             return None
+
+    def _package_file(self, *parts: str) -> str | None:
+        """A text file shipped in the game's own package, or None; games bring their own help."""
+        path = self._package_path(*parts)
+        try:
+            return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        except FileNotFoundError:
+            return None
+
+    @property
+    def web_dir(self) -> Path | None:
+        """The game's own web parts (``web/`` in its package: board template, JS, CSS), or None.
+
+        The portal serves them (`ludothek.portal.gameweb`); a game without one gets the generic board.
+        """
+        path = self._package_path("web")
+        return Path(str(path)) if path is not None and path.is_dir() else None
 
     def rules_markdown(self, lang: str) -> str | None:
         """The rules page in ``lang`` as Markdown (``rulebook/<lang>.md`` in the game package), or None.
@@ -283,6 +303,10 @@ class Game(ABC):
         }
 
 
+#: `State` methods a game must not override: the engine's checks and refusals live in them only.
+FINAL_STATE_METHODS = ("apply_action", "_apply_checked")
+
+
 class State(ABC):
     """A position of a game.  Subclasses implement the underscored hooks.
 
@@ -290,6 +314,13 @@ class State(ABC):
     legality checks before anything changes, the history with secret chance
     outcomes, and JSON-friendly results.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a game state class that overrides a final method (use `_apply_fast` for speed)."""
+        super().__init_subclass__(**kwargs)
+        for name in FINAL_STATE_METHODS:
+            if name in cls.__dict__:
+                raise TypeError(f"{cls.__qualname__} must not override State.{name}; implement _apply_fast instead")
 
     def __init__(self, game: Game, num_players: int, options: Mapping[str, str]):
         self.game = game
@@ -426,15 +457,35 @@ class State(ABC):
         """Apply one legal action; with ``seat``, also check that it is that seat's turn.
 
         Anything illegal raises `IllegalAction` before the state changes; its
-        message names seats by ``names`` (as `seat_name` does).
+        message names seats by ``names`` (as `seat_name` does).  Final: a game
+        that wants a faster way implements `_apply_fast`; the checks and every
+        refusal stay here (`__init_subclass__` refuses an override).
         """
         if names is None:  # the hot path of bots and replays: no context to set
-            self._apply_checked(action, seat)
+            if not self._apply_fast(action, seat):
+                self._apply_checked(action, seat)
             return
         with naming(names):
-            self._apply_checked(action, seat)
+            if not self._apply_fast(action, seat):
+                self._apply_checked(action, seat)
+
+    def _apply_fast(self, action: str, seat: int | None) -> bool:
+        """A game's fast path for `apply_action`; the default has none and returns False.
+
+        An override either applies ``action`` completely (it is legal, it is
+        ``seat``'s turn if ``seat`` is given, the history entry is appended
+        exactly as `_apply_checked` would) and returns True, or changes
+        nothing and returns False: then the engine's checked path runs, which
+        applies the action or raises the refusal (`_validate`,
+        `explain_illegal`) with the right seat names.  It never raises
+        `IllegalAction` itself, so no game repeats the engine's refusals.
+        Bots and replays call it millions of times: it is worth a game's
+        while to check against a list it built once per position.
+        """
+        return False
 
     def _apply_checked(self, action: str, seat: int | None) -> None:
+        """The engine's checked apply: every refusal of `apply_action` is raised here."""
         if not isinstance(action, str):
             raise IllegalAction(f"an action must be a string, not {type(action).__name__}")
         player = self.current_player()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from functools import cache
+from pathlib import Path
 
 from .core import Game
 
@@ -52,3 +53,8 @@ def _load_module_game(game_id: str) -> Game:
     module = importlib.import_module(GAME_MODULES[game_id])
     game: Game = module.GAME
     return game
+
+
+def web_dir(game_id: str) -> Path | None:
+    """The folder of ``game_id``'s own web parts (board template, JS, CSS), or None; `KeyError` if unknown."""
+    return load(game_id).web_dir

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
-from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
@@ -36,6 +35,7 @@ from .connections import with_request_deadline
 from .context import GameId, Portal, portal_of
 from .contract import api_paths, mount_api
 from .dbwatch import DatabaseWatch
+from .gameweb import StaticWithGames, add_game_templates
 from .hardening import SecurityHeaders
 from .hotpath import HotPath
 from .limits import (
@@ -109,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         bots = BotWorker(store, delay=settings.bot_delay, interval=0.05)
         store.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
+    add_game_templates(templates)  # boards/<g>.html from the game's own web/ folder
     # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
     # in a namespace of this deployment's own (its signing secret and database).
     namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
@@ -186,7 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outermost: an oversized body is refused before anything reads it.
     app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)
     pages.setup_templates(templates)
-    app.mount("/static", StaticFiles(directory=str(PACKAGE / "static")), name="static")
+    app.mount("/static", StaticWithGames(directory=str(PACKAGE / "static")), name="static")
     # Routes are matched in order: the two requests every move makes are tried first.
     mount_api(app, api.router, notify.api, community_api.router, chat.api, friends.api, admin.api,
               hot=("/games/{game_id}/actions", "/games/{game_id}"))

@@ -39,6 +39,7 @@ from .context import (
     session_of,
 )
 from .gameview import breakdown_table, game_summary, log_lines, seat_context, seat_names
+from .gameweb import has_web_file
 from .hardening import local_path
 from .hyphenate import soft_hyphens
 from .pickers import board_pickers
@@ -113,7 +114,7 @@ def game_data(game_id: str, name: str) -> Any:
 
 @cache
 def _has_static(path: str) -> bool:
-    return (STATIC / path).is_file()
+    return (STATIC / path).is_file() or has_web_file(path)
 
 
 def _board_template(templates: Jinja2Templates, game_id: str) -> str:

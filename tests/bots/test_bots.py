@@ -14,11 +14,12 @@ from ludothek.bots.greedy import EasyBot, MediumBot
 from ludothek.bots.ismcts import IsmctsBot
 from ludothek.bots.strategy import GENERIC, strategy_for
 from ludothek.engine import CHANCE, State, sample_chance
+from ludothek.engine.registry import GAME_MODULES
 from tests.engine.toygame import GAME as TOY
 
 engine.register(TOY)
 
-GAMES = ["machikoro", "rolltheages", "snowdonia", "carpediem", "toypig"]
+GAMES = [*GAME_MODULES, "toypig"]
 
 
 def small_bots() -> dict[str, Bot]:

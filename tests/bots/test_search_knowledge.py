@@ -10,7 +10,7 @@ from ludothek.bots.ismcts import IsmctsBot
 from ludothek.bots.strategy import strategy_for
 from ludothek.engine import CHANCE, State, load, sample_chance
 from ludothek.games.carpediem.greedy import GreedyBot
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 from ludothek.games.carpediem.strategy import CachedGreedy, rank, search_evaluate
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.components import ComponentSet, FramePart, Goal, _tiles, load
 from ludothek.games.carpediem.geometry import parse_cell
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 
 def new_game(

@@ -7,12 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
 from ludothek.engine.conformance import random_action
 from ludothek.engine.plural import plural
 from ludothek.games.carpediem import GAME
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
+from ludothek.portal.gameweb import GameWebLoader
 from ludothek.portal.pages import board_helpers
 from ludothek.portal.pickers import board_pickers
 from ludothek.texts import t
@@ -36,7 +37,7 @@ def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str)
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_board_renders_in_every_stage(n: int) -> None:
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined)
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
     rng = random.Random(n)
     state = GAME.new_state(n)
     assert isinstance(state, CarpeDiemState)
@@ -68,7 +69,7 @@ def test_board_renders_in_every_stage(n: int) -> None:
 def test_board_renders_fountain_and_craftsman_choices() -> None:
     from .helpers import build, comp_with, new_game, use_comp
 
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined)
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
     state = new_game(2)
     use_comp(state, comp_with([{"id": "TFN", "parts": [{"kind": "fountain"}]},
                                {"id": "TC", "parts": [{"kind": "craftsman", "at": ["S"]}]}]))

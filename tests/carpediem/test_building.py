@@ -7,7 +7,7 @@ import pytest
 
 from ludothek.engine import IllegalAction
 from ludothek.games.carpediem.geometry import parse_cell
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 from .helpers import build, comp_with, new_game, put, use_comp
 

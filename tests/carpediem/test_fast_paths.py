@@ -16,7 +16,7 @@ from ludothek.engine.conformance import random_action
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.district import District
 from ludothek.games.carpediem.geometry import cell_name, frame_line, on_line
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 
 def _goals_by_reference(district: District) -> list[tuple[int, int, int]]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ludothek.engine import record, replay
 from ludothek.engine.conformance import random_action
 from ludothek.games.carpediem import GAME
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 
 def tile_places(state: CarpeDiemState) -> Counter[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ludothek.games.carpediem.components import Goal
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 from .helpers import build, comp_with, new_game, put, use_comp
 

@@ -4,7 +4,7 @@ and the final scoring, with the rules page's worked examples."""
 from __future__ import annotations
 
 from ludothek.games.carpediem.district import Feature
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 from .helpers import comp_with, enter_scoring, new_game, put, use_comp
 

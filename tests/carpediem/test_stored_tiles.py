@@ -8,7 +8,7 @@ is public (log and record), as at the table; the view shows others how many.
 from __future__ import annotations
 
 from ludothek import engine as eng
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 from .helpers import new_game
 

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from ludothek.games.carpediem import GAME
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 
 from .helpers import enter_scoring, new_game
 

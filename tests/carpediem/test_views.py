@@ -6,7 +6,7 @@ import json
 import random
 
 from ludothek.engine.conformance import random_action
-from ludothek.games.carpediem.state import CarpeDiemState
+from ludothek.games.carpediem.rules import CarpeDiemState
 from ludothek.games.carpediem.text import render
 
 from .helpers import new_game

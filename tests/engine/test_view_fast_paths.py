@@ -18,8 +18,9 @@ import pytest
 from ludothek import engine
 from ludothek.engine import CHANCE, LANGS, TERMINAL, UNDO, State, naming, seat_name
 from ludothek.engine.conformance import random_action
+from ludothek.engine.registry import GAME_MODULES
 
-GAMES = ("carpediem", "machikoro", "rolltheages", "snowdonia")
+GAMES = tuple(sorted(GAME_MODULES))
 NAMES = ["anna", "Bob (Bot)", "", "dora"]
 
 

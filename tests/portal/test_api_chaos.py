@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from ludothek.engine.registry import GAME_MODULES
 from ludothek.storage import make_engine
 from ludothek.storage.lobby_check import lobby_problems
 from tests.portal.server import serve_processes
@@ -32,7 +33,7 @@ from tests.portal.together import run_threads
 STEPS = int(os.environ.get("CHAOS_STEPS") or 60)
 NAMES = ("anna", "bruno", "carla")
 #: Machi Koro most often (short turns, many moves); every game now and then.
-GAMES = ("machikoro", "machikoro", "machikoro", "rolltheages", "carpediem", "snowdonia")
+GAMES = ("machikoro", "machikoro", *GAME_MODULES)
 
 
 @pytest.fixture

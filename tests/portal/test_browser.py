@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ludothek import engine as eng
+from ludothek.engine.registry import GAME_MODULES
 from ludothek.texts import catalogs
 from tests import browser_support
 from tests.browser_support import click_action, legal_actions, my_turns, new_game, register, seq_of, shot
@@ -275,7 +276,7 @@ def test_every_page_in_both_languages(browser: Any, server: str) -> None:
             check_page(page, f"tour-{lang}-new-{game}")
         new_game(page, server, "machikoro", ["open", "bot"])
         check_page(page, f"tour-{lang}-waiting")
-        for game in ("machikoro", "rolltheages", "snowdonia", "carpediem"):
+        for game in GAME_MODULES:
             new_game(page, server, game, ["bot"])
             page.wait_for_selector("#game[data-status=running]")
             page.wait_for_selector("#game[data-my-turn=yes]")

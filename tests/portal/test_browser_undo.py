@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from ludothek.engine.registry import GAME_MODULES
 from tests.browser_support import click, click_action, my_turns, new_game, register, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -31,7 +32,7 @@ def test_undo_button_takes_back_my_last_decision(browser: Any, server: str) -> N
     shot(page, "undo-done")
 
 
-@pytest.mark.parametrize(("game_id", "n"), [("machikoro", 2), ("rolltheages", 2), ("snowdonia", 2), ("carpediem", 2)])
+@pytest.mark.parametrize(("game_id", "n"), [(game_id, 2) for game_id in GAME_MODULES])
 def test_finished_game_shows_the_score_breakdown(browser: Any, server: str, game_id: str, n: int) -> None:
     """Two players finish a game through the API; the result card explains each score, also on a phone."""
     import random

@@ -16,11 +16,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ludothek import engine as eng
+from ludothek.engine.registry import GAME_MODULES
 from tests.portal.conftest import all_pages, page_login
 from tests.portal.test_api import refused
 
 NAMES = ["anna", "bruno", "carla", "dora"]
-GAMES = [("machikoro", 3), ("rolltheages", 2), ("snowdonia", 3), ("carpediem", 2)]
+#: Seats per game: three where a game has them to spare, two for the others.
+SEATS = {"machikoro": 3, "snowdonia": 3}
+GAMES = [(game_id, SEATS.get(game_id, 2)) for game_id in GAME_MODULES]
 #: A seat spoken of by number instead of by name, in either language.
 PLACEHOLDER = re.compile(r"\b(?:Player|Spieler|player|seat|Seat|Platz) \d+\b")
 

@@ -26,7 +26,7 @@ from ludothek import engine
 from ludothek.engine import CHANCE, LANGS, TERMINAL, UNDO, State, seat_name
 from ludothek.engine import core as engine_core
 from ludothek.engine.conformance import random_action
-from ludothek.games.machikoro import describe as mk_describe
+from ludothek.engine.registry import GAME_MODULES
 from ludothek.games.machikoro import notation as mk_notation
 from ludothek.games.machikoro.cards import ESTABLISHMENTS, LANDMARKS
 from ludothek.games.machikoro.views import breakdown as mk_breakdown
@@ -35,7 +35,7 @@ from ludothek.storage.info import GameInfo, SeatInfo
 from ludothek.storage.tracked import Tracked
 from tests.engine.test_view_fast_paths import old_in_force
 
-GAMES = ("carpediem", "machikoro", "rolltheages", "snowdonia")
+GAMES = tuple(sorted(GAME_MODULES))
 
 
 # ----------------------------------------------------------------------------- the old path, for reference
@@ -68,7 +68,7 @@ def _old_mk_describe(state: Any, action: str, lang: str) -> str:
     engine_core.check_lang(lang)
     de = lang == "de"
     who = seat_name(state.turn, lang)
-    coins = mk_describe._coins
+    coins = mk_notation._coins
     assert action not in mk_notation.DICE_VALUES and action not in mk_notation.DRAW_TARGET
     if action == mk_notation.ROLL_ONE:
         return f"{who} würfelt mit 1 Würfel." if de else f"{who} rolls 1 die."

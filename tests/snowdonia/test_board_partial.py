@@ -13,16 +13,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
 from ludothek import engine as eng
 from ludothek.engine.plural import plural
+from ludothek.portal.gameweb import GameWebLoader
 from ludothek.portal.pages import board_helpers, game_data
 from ludothek.portal.pickers import board_pickers
 from ludothek.texts import t
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
-ENV = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined)
+ENV = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
 
 
 def render(state: Any, seat: int | None, lang: str) -> str:

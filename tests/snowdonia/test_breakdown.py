@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ludothek.games.snowdonia.view import breakdown
+from ludothek.games.snowdonia.views import breakdown
 
 from .helpers import new
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ludothek.engine import Game, State
 
 from .components import load
-from .state import CarpeDiemState
+from .rules import CarpeDiemState
 
 
 class CarpeDiemGame(Game):

@@ -20,7 +20,7 @@ from ludothek.engine import CHANCE, State, sample_chance
 from .components import LANDSCAPES, Tile
 from .district import District
 from .geometry import FACING, NEIGHBOURS, cell_name
-from .state import CarpeDiemState
+from .rules import CarpeDiemState
 
 STORE_VALUE = -1.0
 

@@ -11,7 +11,7 @@ import random
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .state import CarpeDiemState
+    from .rules import CarpeDiemState
 
 
 def resample(state: CarpeDiemState, seat: int | None, rng: random.Random) -> CarpeDiemState | None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .views import name
+from .notation import name
 
 if TYPE_CHECKING:
-    from .state import CarpeDiemState
+    from .rules import CarpeDiemState
 
 MODES = {"fulfil": ("erfüllen", "fulfil"), "bread": ("mit 3 Broten", "with 3 bread"),
          "both": ("erfüllen + 3 Brote", "fulfil + 3 bread"), "fail": ("nicht erfüllen (−4)", "fail (−4)")}

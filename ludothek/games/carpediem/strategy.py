@@ -20,7 +20,7 @@ from .components import Tile
 from .district import District
 from .geometry import FACING, NEIGHBOURS, cell_name
 from .greedy import STORE_VALUE, GreedyBot, best_placement, goods_value, placement_value
-from .state import CarpeDiemState
+from .rules import CarpeDiemState
 
 #: Remembered placement judgements at most (about 0.5 kB each, so some 25 MB); the memo is emptied when full.
 _MEMO_MAX = 50_000

@@ -7,7 +7,7 @@ from typing import Any
 from ludothek.engine import State, seat_name
 
 from .geometry import COLUMNS, SIZE
-from .views import name
+from .notation import name
 
 SHORT = {"pond": "P", "vineyard": "V", "garden": "G", "chicken_yard": "H", "administrator": "a",
          "merchant": "m", "baker": "b", "craftsman": "c", "villa": "#", "market": "$", "bakery": "B",

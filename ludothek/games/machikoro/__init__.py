@@ -1,9 +1,9 @@
 """Machi Koro (Kosmos 2014) for Ludothek: the base game with the Yucata ending and the Kosmos variants.
 
 ``GAME`` is the registered game object.  The rules live in `rules`, the
-component data in ``cards.json`` (read by `cards`), the action notation in
-`notation`, views in `views`, log sentences in `describe` and the terminal
-rendering in `text`.  See ``docs/games/machikoro.md``.
+component data in ``data/cards.json`` (read by `cards`), the action notation
+and the log sentences in `notation`, views in `views`, the board's template,
+JS and CSS in ``web/`` and the terminal rendering in `text`.  See ``docs/games/machikoro.md``.
 """
 
 from __future__ import annotations

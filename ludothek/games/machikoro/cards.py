@@ -1,4 +1,4 @@
-"""Machi Koro's components, loaded once from ``cards.json``, and the lookup tables the rules use.
+"""Machi Koro's components, loaded once from ``data/cards.json``, and the lookup tables the rules use.
 
 The rules engine works on small integers (a kind is its index in the card
 table, a landmark is one bit), so everything it needs per die sum is
@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 _DATA: dict[str, Any] = json.loads(
-    resources.files(__package__).joinpath("cards.json").read_text(encoding="utf-8")
+    resources.files(__package__).joinpath("data", "cards.json").read_text(encoding="utf-8")
 )
 
 BLUE, GREEN, RED, PURPLE = "blue", "green", "red", "purple"

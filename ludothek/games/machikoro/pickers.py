@@ -1,7 +1,7 @@
 """Picker data for Machi Koro's choices on the cards: the Business Center trade and the TV Station.
 
 A trade (``trade:A:N:B``) is picked on the cities themselves: first one of your establishments, then
-the other player's, then confirm (``static/boards/machikoro.js``).  The TV Station's buttons sit on the
+the other player's, then confirm (``web/machikoro.js``).  The TV Station's buttons sit on the
 other cities and say how many coins they really take (5, or all the target has when that is less).
 Built from the legal actions only, so nothing illegal is offered.
 """

@@ -11,19 +11,19 @@ from a shuffled deck without storing its order.
 The state is kept as plain lists of integers (a kind is its index in the card
 table, landmarks are bit masks) and the legal actions are computed once per
 position and cached: bots call ``legal_actions`` and ``apply_action`` millions
-of times, and both are cheap this way.  ``apply_action`` is overridden for
-speed but keeps the base class's promises: the turn is checked, an illegal
-action is refused before anything changes, and a history entry is appended.
+of times, and both are cheap this way.  The engine's fast-path hook
+`_apply_fast` checks against that cache and appends shared history entries;
+anything it does not accept goes to the engine's checked path and its refusals.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, Game, HistoryEntry, IllegalAction, SeatResult, State
-from ludothek.engine.core import naming, ranks_from_keys, seat_name
+from ludothek.engine.core import ranks_from_keys
 
 from . import notation as N
 from .cards import (
@@ -176,14 +176,14 @@ class MachiKoroState(State):
             return [(N.DRAW_KIND[k], c / total) for k, c in enumerate(self._deck) if c]
         return []
 
-    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
+    def _apply_fast(self, action: str, seat: int | None) -> bool:
+        """Check against the legal actions cached for this position and share the history entries."""
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         player = self._player
         if action not in legal or (seat is not None and seat != player):
-            with naming(names):
-                self._refuse(action, seat)
+            return False  # the engine's checked path raises the refusal
         self._legal = None
         self._apply(action)
         entries = _ENTRIES[player + 1]
@@ -191,26 +191,14 @@ class MachiKoroState(State):
         if entry is None:
             entry = entries[action] = HistoryEntry(player, action)
         self._history.append(entry)
+        return True
 
     def _validate(self, action: str) -> None:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
         if action not in legal:
-            self._refuse(action, None)
-
-    def _refuse(self, action: Any, seat: int | None) -> None:
-        """Raise the `IllegalAction` that says best why ``action`` is refused (nothing has changed)."""
-        if not isinstance(action, str):
-            raise IllegalAction(f"an action must be a string, not {type(action).__name__}")
-        player = self._player
-        if player == TERMINAL:
-            raise IllegalAction("the game is over")
-        if seat is not None and seat != player:
-            if player == CHANCE:
-                raise IllegalAction("it is nobody's turn: a random outcome is due")
-            raise IllegalAction(f"it is not your turn ({seat_name(player)} is to move)")
-        raise IllegalAction(self.explain_illegal(action))
+            raise IllegalAction(self.explain_illegal(action))
 
     # ----- legal actions ------------------------------------------------------------
     def _compute_legal(self) -> tuple[str, ...] | list[str]:
@@ -533,18 +521,18 @@ class MachiKoroState(State):
         return build_view(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
-        from .describe import describe_action
+        from .notation import describe_action
 
         return describe_action(self, action, lang)
 
     def _describe_all(self, actions: Iterable[str], lang: str) -> list[str]:
         """The same sentences as `_describe` one by one; the mover's name and the build texts made once."""
-        from .describe import describe_actions
+        from .notation import describe_actions
 
         return describe_actions(self, actions, lang)
 
     def explain_illegal(self, action: str) -> str:
-        from .describe import explain_illegal
+        from .notation import explain_illegal
 
         return explain_illegal(self, action)
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ludothek.engine import pick
 
 from .components import GOOD_IDS, GOOD_INDEX, GOODS
-from .describe import development_name, item_name, target_name
-from .notation import FOOD
+from .notation import FOOD, development_name, item_name, target_name
 
 if TYPE_CHECKING:
     from .rules import RollState

@@ -15,7 +15,7 @@ from typing import Any
 
 from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
 
-from . import describe as texts
+from . import notation
 from .board import Board
 from .components import (
     CHOICE_FACE,
@@ -141,7 +141,7 @@ class RollState(State):
             raise IllegalAction(self.explain_illegal(action))
 
     def explain_illegal(self, action: str) -> str:
-        return texts.explain_illegal(self, action)
+        return notation.explain_illegal(self, action)
 
     def _apply(self, action: str) -> None:
         self._legal = None
@@ -182,7 +182,7 @@ class RollState(State):
             raise IllegalAction(action)
 
     def _describe(self, action: str, lang: str) -> str:
-        return texts.describe(self, action, lang)
+        return notation.describe(self, action, lang)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         from .views import build_view

@@ -7,8 +7,7 @@ from typing import Any
 from ludothek.engine import State, pick
 
 from .components import DEVELOPMENT_BY_ID, FACE_BY_ID, MONUMENT_BY_ID
-from .describe import amounts, event_text, player
-from .notation import TRADE_ITEMS
+from .notation import TRADE_ITEMS, amounts, event_text, player
 
 _PHASES = {
     "start": ("Startspieler wird ausgelost", "drawing the start player"),

@@ -25,9 +25,9 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, HistoryEntry, IllegalAction, SeatResult, naming, ranks_from_keys
+from ludothek.engine import CHANCE, TERMINAL, HistoryEntry, IllegalAction, SeatResult, ranks_from_keys
 
-from . import notation, view
+from . import notation, views
 from .base import new_player
 from .components import AREAS, Scenario
 from .effects import EffectsMixin
@@ -65,7 +65,7 @@ _BAG_TABLES: dict[tuple[int, int, int, int], ChanceTable] = {}
 _BAG_ARG = {name: c for c, name in _BAG_NAMES}
 #: A stand-in for the first player in `SnowdoniaState._run` with 3-5 players, where markers never end the game.
 _ALWAYS_MARKERS: dict[str, Any] = {"markers": 1}
-#: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState.apply_action`).
+#: Shared history entries by seat and action (entries are immutable; see `SnowdoniaState._apply_fast`).
 _ENTRIES: dict[int, dict[str, HistoryEntry]] = {}
 
 
@@ -212,24 +212,22 @@ class SnowdoniaState(EffectsMixin):
         self._memo_options = (decision, options)
         return options
 
-    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
-        """The engine's `apply_action` with the same checks, on the hot path of bots and replays.
+    def _apply_fast(self, action: str, seat: int | None) -> bool:
+        """The engine's fast-path hook, on the hot path of bots and replays.
 
         The action is checked against the options (or chance outcomes) built
         once per position, and the history entry is shared by every equal
         action (entries are immutable), which saves building one per action.
+        Anything else goes back to the engine's checked path and its refusals.
         """
         if self.over or (seat is not None and seat != self.current_player()) or not isinstance(action, str):
-            with naming(names):
-                self._apply_checked(action, seat)  # raises the engine's own refusal
-            return
+            return False
         chance = self.chance
         if chance is not None:
             memo = self._memo_chance  # `_chance_table`'s memo, read here to save a call per action
             actions = memo[1][0] if memo[0] is chance else self._chance_table()[0]
             if action not in actions:
-                with naming(names):
-                    raise IllegalAction(self.explain_illegal(action))
+                return False
             player = CHANCE
             self.chance = None
             if chance[0] == "bag":  # a third of all actions
@@ -241,8 +239,7 @@ class SnowdoniaState(EffectsMixin):
             assert decision is not None
             memo = self._memo_options  # `_options`'s memo, read here to save a call per action
             if action not in (memo[1] if memo[0] is decision else self._options()):
-                with naming(names):
-                    raise IllegalAction(self.explain_illegal(action))
+                return False
             player = decision["seat"]
             self.decision = None
             self._decide(decision, action)
@@ -254,6 +251,7 @@ class SnowdoniaState(EffectsMixin):
         if entry is None:
             entry = entries[action] = HistoryEntry(player, action)
         self._history.append(entry)
+        return True
 
     def _validate(self, action: str) -> None:
         if self.over:
@@ -384,7 +382,7 @@ class SnowdoniaState(EffectsMixin):
         self._run()
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        return view.build(self, seat)
+        return views.build(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
         return notation.describe(self, action, lang)

@@ -515,24 +515,19 @@ class CarpeDiemState(State):
         head, _, arg = action.partition(":")
         HANDLERS[head](self, arg)
 
-    def apply_action(self, action: str, seat: int | None = None, names: Sequence[str] | None = None) -> None:
-        """The contract's checked apply with the same checks, in fewer calls: bots' and replays' hot path.
+    def _apply_fast(self, action: str, seat: int | None) -> bool:
+        """The engine's fast-path hook, in fewer calls than the checked path: bots' and replays' hot path.
 
-        Anything unusual (not a string, the game over, out of turn) goes to
-        the engine's own version, which raises its refusal; otherwise it is
-        the contract's sequence: validate, apply, record with the chance
-        outcome's visibility.  With ``names`` the engine's version sets the
-        names for refusals and comes back here through `_apply_checked`.
+        Anything unusual (not a string, the game over, out of turn, illegal)
+        goes back to the engine's checked path, which raises its refusal;
+        otherwise it is the contract's sequence: validate, apply, record with
+        the chance outcome's visibility.
         """
-        if names is not None:
-            super().apply_action(action, seat, names)
-            return
         st = self.stage
         kind = STAGE_PLAYER.get(st)
         player = self.actor if kind is None else kind
         if type(action) is not str or player == TERMINAL or (seat is not None and seat != player):
-            State._apply_checked(self, action, seat)  # raises the contract's refusal
-            return
+            return False
         head, _, arg = action.partition(":")
         if st == "reveal":  # a third of all actions: checked by finding the tile in its stack (`_reveal_stack`)
             stack = (self.dark_left if self.reveal_target == "seal" or self.pass_no == self.comp.rules.passes - 1
@@ -542,7 +537,7 @@ class CarpeDiemState(State):
             except ValueError:
                 index = -1
             if index < 0:
-                raise IllegalAction(self.explain_illegal(action))
+                return False
             del stack[index]
             self._revealed(arg)
         else:
@@ -553,15 +548,18 @@ class CarpeDiemState(State):
                 else:
                     legal = self.legal_actions()
                 if action not in legal:
-                    raise IllegalAction(self.explain_illegal(action))
+                    return False
             else:
-                self._validate(action)
+                try:
+                    self._validate(action)
+                except IllegalAction:
+                    return False
             if player == CHANCE:
                 visible_to = self._visibility(action)
                 if visible_to is not None:
                     HANDLERS[head](self, arg)
                     self._history.append(HistoryEntry(player, action, visible_to))
-                    return
+                    return True
             HANDLERS[head](self, arg)
         key = (player, action)
         entry = _ENTRIES.get(key)
@@ -570,9 +568,7 @@ class CarpeDiemState(State):
                 _ENTRIES.clear()
             entry = _ENTRIES[key] = HistoryEntry(player, action, None)
         self._history.append(entry)
-
-    def _apply_checked(self, action: str, seat: int | None) -> None:
-        self.apply_action(action, seat)
+        return True
 
     def _do_start(self, arg: str) -> None:
         self.start = int(arg)
@@ -850,7 +846,7 @@ class CarpeDiemState(State):
         return build_view(self, seat)
 
     def _describe(self, action: str, lang: str) -> str:
-        from .views import describe
+        from .notation import describe
 
         return describe(self, action, lang)
 
