@@ -14,7 +14,7 @@ from ludothek.storage.rating_update import conservative, initial
 from ludothek.storage.ratings import RatingPoint
 
 from .i18n import tn
-from .pages import format_decimal_1
+from .render import format_decimal_1
 
 WIDTH, HEIGHT, PAD = 320, 90, 6
 

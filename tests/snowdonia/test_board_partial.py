@@ -17,8 +17,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ludothek import engine as eng
 from ludothek.engine.plural import plural
+from ludothek.portal.boards import board_helpers, game_data
 from ludothek.portal.i18n import t
-from ludothek.portal.pages import board_helpers, game_data
 from ludothek.portal.pickers import board_pickers
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"

@@ -19,11 +19,10 @@ from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import utcnow
 from ludothek.storage.social import BlockInfo, FriendInfo
 
-from .api import User
-from .context import portal_of
-from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
-from .i18n import t, tn
-from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
+from ..deps import CsrfField, User, check_csrf, need_user, portal_of
+from ..i18n import t, tn
+from ..render import message_of, redirect, render
 
 api = APIRouter(tags=["friends"])
 pages = APIRouter(include_in_schema=False)
