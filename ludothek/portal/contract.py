@@ -123,6 +123,10 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+#: The refusals of a change to a game's seats or standing (leave, cancel, resign, abandon).
+GAME_REFUSALS = refusals(403, 409)
+
+
 # ----------------------------------------------------------------------------- bounds
 def _whole_number(value: Any) -> Any:
     """JSON Schema counts ``426.0`` as an integer: take it as 426 (strict models refuse other floats)."""
@@ -334,7 +338,3 @@ def _contract_openapi(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-
-
-#: The refusals of a change to a game's seats or standing (leave, cancel, resign, abandon).
-GAME_REFUSALS = refusals(403, 409)

@@ -196,9 +196,8 @@ def save_session(request: Request, response: Response) -> Response:
     return response
 
 
+
 # ----------------------------------------------------------------------------- the current user in the API
-
-
 class CsrfError(StoreError):
     status = 403
     code = "csrf"
@@ -234,9 +233,8 @@ MaybeUser = Annotated[UserInfo | None, Depends(optional_user)]
 AUTH_OPTIONAL.add(optional_user)
 
 
+
 # ----------------------------------------------------------------------------- the current user and CSRF in pages
-
-
 class CsrfRefused(StoreError):
     status = 403
     code = "csrf"
@@ -262,9 +260,8 @@ def need_user(request: Request) -> UserInfo:
 CsrfField = Annotated[str, Form()]
 
 
+
 # ----------------------------------------------------------------------------- live sockets: who may open one
-
-
 def _same_origin(websocket: WebSocket) -> bool:
     origin = websocket.headers.get("origin")
     host = websocket.headers.get("host")

@@ -4,9 +4,9 @@ A move through the API is ``POST /api/v1/games/{id}/actions``, and the other sea
 game with ``GET /api/v1/games/{id}``.  For these two, FastAPI's route matching (tried against
 every route in turn), its dependency solving and its parameter validation cost more CPU than
 the rest of the request outside the store.  `HotPath` recognises exactly the well-formed forms
-of these requests and calls the very same functions as their endpoints (`routes.play.submit`,
-`routes.play.get_game`) with the very same authentication (`deps.api_user`, `deps.optional_user`) and error handler; anything
-else, however slightly different (another query parameter, another content type, a body that
+of these requests and calls the very functions their endpoints (`routes.play.submit`,
+`routes.play.get_game`) call, with the very same authentication (`deps.api_user`,
+`deps.optional_user`) and error handler; anything else, however slightly different (another query parameter, another content type, a body that
 does not parse or validate, an id out of range), goes to FastAPI unchanged, which answers it as
 before (its 404, 422, ...).  The answers are the ones FastAPI gives: same status, body, headers,
 the access log's route template and the request metrics' labels.

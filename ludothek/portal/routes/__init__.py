@@ -1,9 +1,9 @@
 """The routes, one module per concern, each with a ``pages`` router (HTML) and an ``api`` router (JSON).
 
 Route modules import `ludothek.portal.deps` (the request's user, CSRF, language) and
-`ludothek.portal.render` (templates, redirects), never `ludothek.portal.app` or this package's
-`mount`; where one concern shows another's page (the account page), it imports that module, and no
-two route modules import each other (``lint-imports`` checks it).
+`ludothek.portal.render` (templates, redirects), never anything above them (`app`, `hotpath`,
+this package's `mount`).  Where one concern shows another's page (the account page), it imports
+that module; no two route modules import each other (``lint-imports`` checks the portal for cycles).
 """
 
 from __future__ import annotations

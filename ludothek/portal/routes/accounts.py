@@ -19,18 +19,8 @@ from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import TokenInfo
 
 from .. import apimodels as m
-from ..apibodies import (
-    Credentials,
-    PasswordChange,
-    Registration,
-)
-from ..contract import (
-    DEFAULT_LIMIT,
-    Cursor,
-    Limit,
-    paginate,
-    refusals,
-)
+from ..apibodies import Credentials, PasswordChange, Registration
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
 from ..deps import (
     CsrfField,
     Lang,
@@ -53,9 +43,9 @@ from ..render import message_of, redirect, render
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
+
+
 # ----------------------------------------------------------------------------- pages
-
-
 @pages.get("/login", response_class=HTMLResponse)
 def login_form(request: Request) -> Response:
     return render(request, "login.html", current_user(request), mode="login")
@@ -133,9 +123,8 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
     return redirect(request, local_path(next))
 
 
+
 # ----------------------------------------------------------------------------- the account page
-
-
 def change_password_braked(request: Request, user: UserInfo, current: str, new: str) -> None:
     """Change the password; wrong current passwords count as failed logins (the same brake).
 
@@ -222,9 +211,8 @@ def logout_everywhere_form(request: Request, csrf: CsrfField) -> Response:
     return redirect(request, "/")
 
 
+
 # ----------------------------------------------------------------------------- JSON API
-
-
 def user_json(user: UserInfo) -> dict[str, Any]:
     return {
         "id": user.id,

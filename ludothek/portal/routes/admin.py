@@ -115,6 +115,7 @@ def cancel_game(request: Request, csrf: CsrfField, game_id: Annotated[str, Form(
     return _act(request, csrf, act)
 
 
+
 # ----------------------------------------------------------------------------- the admin API
 async def admin_user(request: Request, user: Annotated[UserInfo, Depends(api_user)]) -> UserInfo:
     return await portal_of(request).offload(_refuse_unless_admin, request, user)

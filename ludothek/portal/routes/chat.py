@@ -26,13 +26,7 @@ from starlette.responses import Response
 
 from ludothek import engine as eng
 from ludothek.storage import StoreError, TooManyAttempts, UserInfo
-from ludothek.storage.chat import (
-    MAX_CHAT_LENGTH,
-    MAX_CHAT_PER_GAME,
-    ChatLine,
-    ChatView,
-    Posted,
-)
+from ludothek.storage.chat import MAX_CHAT_LENGTH, MAX_CHAT_PER_GAME, ChatLine, ChatView, Posted
 from ludothek.storage.models import MAX_ID
 
 from ..chat_panel import chat_context
@@ -55,6 +49,7 @@ api = APIRouter(tags=["chat"])
 pages = APIRouter(include_in_schema=False)
 
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="the chat message's id")]
+
 
 
 # ----------------------------------------------------------------------------- models
@@ -121,6 +116,7 @@ def post(request: Request, game_id: int, user: UserInfo, text: Any) -> ChatLine:
     return posted.line
 
 
+
 # ----------------------------------------------------------------------------- JSON API
 @api.get("/games/{game_id}/chat", response_model=ChatOut, responses=refusals(403),
          summary="A game's chat: the table's while it runs, everyone's once it has ended")
@@ -147,6 +143,7 @@ def post_chat(game_id: GameId, body: ChatIn, request: Request, user: User) -> di
 def report(message_id: MessageId, body: ReportIn, request: Request, user: User) -> dict[str, Any]:
     rid = portal_of(request).store.report_chat(message_id, user, body.reason)
     return {"id": rid, "message": message_id, "reason": body.reason}
+
 
 
 # ----------------------------------------------------------------------------- pages

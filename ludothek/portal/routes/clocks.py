@@ -12,22 +12,9 @@ from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
 from .. import apimodels as m
-from ..apibodies import (
-    AbandonVote,
-    VacationIn,
-)
-from ..contract import (
-    GAME_REFUSALS,
-    refusals,
-)
-from ..deps import (
-    CsrfField,
-    GameId,
-    User,
-    check_csrf,
-    need_user,
-    portal_of,
-)
+from ..apibodies import AbandonVote, VacationIn
+from ..contract import GAME_REFUSALS, refusals
+from ..deps import CsrfField, GameId, User, check_csrf, need_user, portal_of
 from ..gameview import game_summary
 from ..i18n import t
 from ..render import message_of, redirect
@@ -36,9 +23,9 @@ from .accounts import account_page
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
+
+
 # ----------------------------------------------------------------------------- pages
-
-
 @pages.post("/games/{game_id}/resign", name="resign")
 def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
@@ -69,9 +56,8 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
     return redirect(request, "/account")
 
 
+
 # ----------------------------------------------------------------------------- JSON API
-
-
 @api.post("/games/{game_id}/resign", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Resign: a bot plays on for my seat, and I am placed last")
 def resign(game_id: GameId, request: Request, user: User) -> dict[str, Any]:

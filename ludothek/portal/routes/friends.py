@@ -51,6 +51,7 @@ def block_json(b: BlockInfo) -> dict[str, Any]:
     return {"name": b.name, "since": b.since}
 
 
+
 # ----------------------------------------------------------------------------- JSON API
 def _newest_first(since: datetime, user_id: int) -> tuple[int, int]:
     """The page key of a list entry: when it was added (microseconds), then the user's id."""
@@ -102,6 +103,7 @@ async def add_block(name: Name, request: Request, response: Response, user: User
 async def remove_block(name: Name, request: Request, user: User) -> Response:
     portal_of(request).store.unblock(user, name)
     return Response(status_code=204)
+
 
 
 # ----------------------------------------------------------------------------- the page

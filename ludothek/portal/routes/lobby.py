@@ -14,17 +14,8 @@ from ludothek.storage import BadRequest, Store, StoreError, Unauthorized, UserIn
 from ludothek.storage.lobby import DEFAULT_FORM_BOT
 
 from .. import apimodels as m
-from ..apibodies import (
-    NewGame,
-)
-from ..contract import (
-    DEFAULT_LIMIT,
-    GAME_REFUSALS,
-    Cursor,
-    Limit,
-    paginate,
-    refusals,
-)
+from ..apibodies import NewGame
+from ..contract import DEFAULT_LIMIT, GAME_REFUSALS, Cursor, Limit, paginate, refusals
 from ..deps import (
     CsrfField,
     GameId,
@@ -46,9 +37,9 @@ from ..render import message_of, redirect, render
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
+
+
 # ----------------------------------------------------------------------------- pages
-
-
 @pages.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
     user = current_user(request)
@@ -171,9 +162,8 @@ def cancel_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     return redirect(request, "/")
 
 
+
 # ----------------------------------------------------------------------------- JSON API
-
-
 @api.get("/catalog", response_model=m.CatalogPage, summary="The games this server offers, with their options")
 async def catalog(request: Request, lang: Lang = None, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
                   ) -> dict[str, Any]:

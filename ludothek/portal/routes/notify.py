@@ -60,6 +60,7 @@ def wake_sender(request: Any) -> None:
         mail.wake()
 
 
+
 # ----------------------------------------------------------------------------- account page forms
 @pages.post("/account/email")
 def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]) -> Response:
@@ -102,6 +103,7 @@ def set_notifications(
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return account_page(request, user, notice=t("mail_prefs_saved", user.lang))
+
 
 
 # ----------------------------------------------------------------------------- links from mails
@@ -206,6 +208,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
     return render(request, "password_reset.html", None, mode="done")
 
 
+
 # ----------------------------------------------------------------------------- JSON API
 class EmailIn(BaseModel):
     address: str = Field(max_length=254, description="the new address; a confirmation link goes to it")
@@ -307,6 +310,7 @@ def me_waiting(request: Request, user: User) -> dict[str, Any]:
         with contextlib.suppress(StoreError):
             games.append(game_summary(store.game(game_id), user, user.lang))
     return {"count": len(games), "games": games}
+
 
 
 # ----------------------------------------------------------------------------- the user's live channel

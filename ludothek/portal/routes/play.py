@@ -18,19 +18,10 @@ from ludothek.storage import BadRequest, Conflict, GameInfo, StoreError, UserInf
 from ludothek.storage.store import Tracked
 
 from .. import apimodels as m
-from ..apibodies import (
-    Move,
-    UndoRequest,
-)
+from ..apibodies import Move, UndoRequest
 from ..boards import _board_template, _has_static, board_helpers, game_data
 from ..chat_panel import chat_context
-from ..contract import (
-    DEFAULT_LIMIT,
-    Cursor,
-    Limit,
-    paginate,
-    refusals,
-)
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
 from ..deps import (
     CsrfField,
     GameId,
@@ -54,9 +45,9 @@ from ..render import duration_text, message_of, redirect, render
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
+
+
 # ----------------------------------------------------------------------------- the game page
-
-
 def clock_by_seat(view: dict[str, Any] | None, lang: str) -> dict[int, dict[str, str]]:
     """Each seat's clock line for the board: time left, why it stands still, or who plays on."""
     out: dict[int, dict[str, str]] = {}
@@ -149,9 +140,8 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
     return game_fragment(request, game_id, user)
 
 
+
 # ----------------------------------------------------------------------------- JSON API
-
-
 def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str, with_log: bool) -> dict[str, Any]:
     store = portal_of(request).store
     with store.state(game_id) as (info, tracked):
