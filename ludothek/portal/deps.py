@@ -196,7 +196,6 @@ def save_session(request: Request, response: Response) -> Response:
     return response
 
 
-
 # ----------------------------------------------------------------------------- the current user in the API
 class CsrfError(StoreError):
     status = 403
@@ -233,7 +232,6 @@ MaybeUser = Annotated[UserInfo | None, Depends(optional_user)]
 AUTH_OPTIONAL.add(optional_user)
 
 
-
 # ----------------------------------------------------------------------------- the current user and CSRF in pages
 class CsrfRefused(StoreError):
     status = 403
@@ -258,7 +256,6 @@ def need_user(request: Request) -> UserInfo:
 
 
 CsrfField = Annotated[str, Form()]
-
 
 
 # ----------------------------------------------------------------------------- live sockets: who may open one

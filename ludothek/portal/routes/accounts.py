@@ -44,7 +44,6 @@ pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
 
-
 # ----------------------------------------------------------------------------- pages
 @pages.get("/login", response_class=HTMLResponse)
 def login_form(request: Request) -> Response:
@@ -121,7 +120,6 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
     session.lang = lang
     session.dirty = True
     return redirect(request, local_path(next))
-
 
 
 # ----------------------------------------------------------------------------- the account page
@@ -209,7 +207,6 @@ def logout_everywhere_form(request: Request, csrf: CsrfField) -> Response:
     portal_of(request).store.end_sessions(user.id)
     log_out(request)
     return redirect(request, "/")
-
 
 
 # ----------------------------------------------------------------------------- JSON API

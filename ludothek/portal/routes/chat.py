@@ -51,7 +51,6 @@ pages = APIRouter(include_in_schema=False)
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="the chat message's id")]
 
 
-
 # ----------------------------------------------------------------------------- models
 class ChatMessageOut(BaseModel):
     id: int
@@ -143,7 +142,6 @@ def post_chat(game_id: GameId, body: ChatIn, request: Request, user: User) -> di
 def report(message_id: MessageId, body: ReportIn, request: Request, user: User) -> dict[str, Any]:
     rid = portal_of(request).store.report_chat(message_id, user, body.reason)
     return {"id": rid, "message": message_id, "reason": body.reason}
-
 
 
 # ----------------------------------------------------------------------------- pages

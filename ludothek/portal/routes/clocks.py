@@ -24,7 +24,6 @@ pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
 
-
 # ----------------------------------------------------------------------------- pages
 @pages.post("/games/{game_id}/resign", name="resign")
 def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
@@ -54,7 +53,6 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return redirect(request, "/account")
-
 
 
 # ----------------------------------------------------------------------------- JSON API

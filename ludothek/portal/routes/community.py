@@ -282,7 +282,6 @@ def leaderboard_page(request: Request, kind: str,
                   min_games=LEADERBOARD_MIN_GAMES)
 
 
-
 # ----------------------------------------------------------------------------- JSON API
 UserName = Annotated[str, Path(min_length=1, max_length=40, description="a user name (any case)")]
 

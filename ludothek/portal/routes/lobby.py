@@ -38,7 +38,6 @@ pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
 
-
 # ----------------------------------------------------------------------------- pages
 @pages.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
@@ -160,7 +159,6 @@ def cancel_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal_of(request).store.cancel(game_id, need_user(request))
     return redirect(request, "/")
-
 
 
 # ----------------------------------------------------------------------------- JSON API

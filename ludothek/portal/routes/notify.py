@@ -60,7 +60,6 @@ def wake_sender(request: Any) -> None:
         mail.wake()
 
 
-
 # ----------------------------------------------------------------------------- account page forms
 @pages.post("/account/email")
 def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]) -> Response:

@@ -46,7 +46,6 @@ pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["api"])
 
 
-
 # ----------------------------------------------------------------------------- the game page
 def clock_by_seat(view: dict[str, Any] | None, lang: str) -> dict[int, dict[str, str]]:
     """Each seat's clock line for the board: time left, why it stands still, or who plays on."""
@@ -138,7 +137,6 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
     if not request.headers.get("hx-request"):
         return redirect(request, f"/games/{game_id}")
     return game_fragment(request, game_id, user)
-
 
 
 # ----------------------------------------------------------------------------- JSON API
