@@ -187,7 +187,7 @@ def revoke_token_form(request: Request, token_id: Annotated[int, Path(ge=1, le=M
 
 @pages.post("/account/password", name="change_password")
 def change_password_form(request: Request, csrf: CsrfField, current: Annotated[str, Form()],
-                    new: Annotated[str, Form()]) -> Response:
+                         new: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
     try:

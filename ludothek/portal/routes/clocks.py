@@ -34,7 +34,7 @@ def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
 
 @pages.post("/games/{game_id}/abandon", name="abandon")
 def abandon_form(request: Request, game_id: GameId, csrf: CsrfField,
-            agree: Annotated[str, Form()] = "yes") -> Response:
+                 agree: Annotated[str, Form()] = "yes") -> Response:
     check_csrf(request, csrf)
     portal_of(request).store.vote_abandon(game_id, need_user(request), agree == "yes")
     return redirect(request, f"/games/{game_id}")

@@ -205,7 +205,7 @@ def _show_import(request: Request, text: str, step_text: str, seat_text: str) ->
 
 @pages.get("/games/{game_id}/log", response_class=HTMLResponse, name="log_page")
 def log_page_html(request: Request, game_id: GameId,
-             before: Annotated[int | None, Query(ge=1, le=100_000_000)] = None) -> Response:
+                  before: Annotated[int | None, Query(ge=1, le=100_000_000)] = None) -> Response:
     """The log 100 lines at a time, back to move 1 (the game page shows the newest lines)."""
     user = current_user(request)
     lang = lang_of(request, user)
