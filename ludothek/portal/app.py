@@ -54,7 +54,7 @@ from .offload import Offload
 from .sessions import SessionCodec
 from .settings import Settings
 
-if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
+if TYPE_CHECKING:  # imported where needed: a portal whose bots think elsewhere never loads them
     from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail import MailJob
 
