@@ -54,7 +54,7 @@ from .offload import Offload
 from .sessions import SessionCodec
 from .settings import Settings
 
-if TYPE_CHECKING:  # imported where needed: a portal whose bots think elsewhere never loads them
+if TYPE_CHECKING:  # imported where they are used (`BotWorker` only when bots play in this process)
     from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail import MailJob
 
