@@ -28,13 +28,12 @@ from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
 
-from . import account, admin, api, chat, community, community_api, friends, helppages, notify, observe, pages
+from . import render, routes
 from .bodylimit import BodyLimit
 from .botprocs import BotProcesses
 from .connections import with_request_deadline
-from .context import GameId, Portal, portal_of
-from .contract import api_paths, mount_api
-from .dbwatch import DatabaseWatch
+from .contract import api_paths
+from .deps import GameId, Portal, admit, portal_of, release
 from .gameweb import StaticWithGames, add_game_templates
 from .hardening import SecurityHeaders
 from .hotpath import HotPath
@@ -47,14 +46,15 @@ from .limits import (
     SocketCounter,
     raise_open_file_limit,
 )
-from .live import Hub, RedisHub, turn_listener
+from .live.dbwatch import DatabaseWatch
+from .live.hub import Hub, RedisHub, turn_listener
+from .live.sockets import relay
 from .observe import AccessLog, Metrics, configure_logging, parse_networks, prepare_multiprocess_dir
 from .offload import Offload
 from .sessions import SessionCodec
 from .settings import Settings
-from .sockets import admit, relay, release
 
-if TYPE_CHECKING:  # the mail worker uses portal helpers: imported where needed, never in a cycle
+if TYPE_CHECKING:  # imported where they are used (`BotWorker` only when bots play in this process)
     from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail import MailJob
 
@@ -186,20 +186,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AccessLog, metrics=portal.metrics, enabled=settings.access_log)
     # Outermost: an oversized body is refused before anything reads it.
     app.add_middleware(BodyLimit, api=settings.max_body_api, form=settings.max_body_form)
-    pages.setup_templates(templates)
+    render.setup_templates(templates)
     app.mount("/static", StaticWithGames(directory=str(PACKAGE / "static")), name="static")
-    # Routes are matched in order: the two requests every move makes are tried first.
-    mount_api(app, api.router, notify.api, community_api.router, chat.api, friends.api, admin.api,
-              hot=("/games/{game_id}/actions", "/games/{game_id}"))
-    app.include_router(helppages.router)  # before pages: /games/<kind> must not meet /games/{game_id}
-    app.include_router(community.router)
-    app.include_router(pages.router)
-    app.include_router(account.router)
-    app.include_router(notify.pages)
-    app.include_router(chat.pages)
-    app.include_router(friends.pages)
-    app.include_router(admin.pages)
-    app.include_router(observe.router)  # last: matching tries routes in order, and these are rare
+    # Routes are matched in order: the two requests every move makes are tried first (`routes.mount`).
+    routes.mount(app)
     favicon = str(PACKAGE / "static" / "favicon.ico")
 
     @app.get("/favicon.ico", include_in_schema=False)
@@ -211,7 +201,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         headers = {"Retry-After": str(exc.params["seconds"])} if exc.status == 429 else None
         if _wants_json(request):
             return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status, headers=headers)
-        return pages.error_page(request, exc, headers)
+        return render.error_page(request, exc, headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -239,13 +229,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if _wants_json(request):
             # The headers matter: a 405 names the allowed methods in `Allow`.
             return JSONResponse({"detail": exc.detail, "code": "http"}, exc.status_code, headers=exc.headers)
-        return pages.error_page(request, StoreError(str(exc.detail)), dict(exc.headers or {}), status=exc.status_code)
+        return render.error_page(request, StoreError(str(exc.detail)), dict(exc.headers or {}), status=exc.status_code)
 
     @app.websocket("/live/me")
     @app.websocket(api_paths("/me/live")[0])
     @app.websocket(api_paths("/me/live")[1])
     async def live_me(websocket: WebSocket) -> None:
-        await notify.user_socket(websocket)
+        await routes.notify.user_socket(websocket)
 
     @app.websocket("/games/{game_id}/live")
     @app.websocket(api_paths("/games/{game_id}/live")[0])
@@ -258,7 +248,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 async def live_socket(websocket: WebSocket, game_id: int) -> None:
     """Send ``{"type": "update", "seq": ...}`` whenever the game moves (the client fetches its own view),
-    and ``{"type": "chat", "message": ...}`` for each chat message this user may read (`ludothek.portal.chat`)."""
+    and ``{"type": "chat", "message": ...}`` for each chat message this user may read (`ludothek.portal.routes.chat`)."""
     admitted = await admit(websocket)
     if admitted is None:
         return

@@ -80,7 +80,7 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
     from ludothek.storage import Store, make_engine, migrate
     from ludothek.workers.bots import BotWorker
 
-    from .live import RedisHub, turn_listener
+    from .live.hub import RedisHub, turn_listener
     from .observe import configure_logging
 
     if parent is not None and os.getppid() != parent:

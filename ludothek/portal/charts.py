@@ -12,9 +12,9 @@ from markupsafe import Markup, escape
 
 from ludothek.storage.rating_update import conservative, initial
 from ludothek.storage.ratings import RatingPoint
-from ludothek.texts import tn
 
-from .pages import format_decimal_1
+from ludothek.texts import tn
+from .render import format_decimal_1
 
 WIDTH, HEIGHT, PAD = 320, 90, 6
 

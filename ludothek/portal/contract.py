@@ -123,6 +123,10 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+#: The refusals of a change to a game's seats or standing (leave, cancel, resign, abandon).
+GAME_REFUSALS = refusals(403, 409)
+
+
 # ----------------------------------------------------------------------------- bounds
 def _whole_number(value: Any) -> Any:
     """JSON Schema counts ``426.0`` as an integer: take it as 426 (strict models refuse other floats)."""
@@ -206,7 +210,7 @@ def paginate(items: Iterable[T], key: Callable[[T], Sequence[int]], limit: int, 
 
 
 # ----------------------------------------------------------------------------- declarations
-#: The dependencies that authenticate (set by ``api.py``): required, or optional.
+#: The dependencies that authenticate (set by ``deps.py``): required, or optional.
 AUTH_REQUIRED: set[Callable[..., Any]] = set()
 AUTH_OPTIONAL: set[Callable[..., Any]] = set()
 BEARER = "bearer"
@@ -271,14 +275,25 @@ def mount_api(app: FastAPI, *routers: APIRouter, hot: Sequence[str] = ()) -> Non
 
     Each router's routes are declared first (`declare`).  Routes are matched in
     order, so the paths in ``hot`` (the requests every move makes) go to the
-    front of their router.
+    front, before every router's other routes.
     """
     for router in routers:
         declare(router)
-        router.routes.sort(key=lambda r: 0 if getattr(r, "path", None) in hot else 1)
-    for router in routers:
+
+    def part(routes: Iterable[Any]) -> APIRouter:
+        # A new router per call: the routers themselves stay as declared (every app is mounted alike).
+        out = APIRouter()
+        out.routes.extend(routes)
+        return out
+
+    def is_hot(route: Any) -> bool:
+        return getattr(route, "path", None) in hot
+
+    parts = [part(r for router in routers for r in router.routes if is_hot(r)),
+             *(part(r for r in router.routes if not is_hot(r)) for router in routers)]
+    for router in parts:
         app.include_router(router, prefix=PREFIX)
-    for router in routers:
+    for router in parts:
         app.include_router(router, prefix=ALIAS, deprecated=True)
     _contract_openapi(app)
 

@@ -16,11 +16,6 @@ from ludothek.storage.store import Tracked
 from ludothek.texts import pick, t
 
 
-def seat_names(info: GameInfo) -> list[str]:
-    """How the games' sentences name each seat: the user's name, or the bot's label."""
-    return info.seat_names()
-
-
 def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, Any]:
     """Public facts of a game (lobby lists, API lists)."""
     game = eng.load(info.game)
@@ -57,7 +52,7 @@ def seat_context(
     legal = state.legal_actions() if seat is not None and to_move == seat and info.status == "running" else []
     # One naming block for all the sentences, and the game's batch hook (State.describe_all): the
     # same texts as describing each action alone, several times cheaper for the mover (issue 14).
-    texts = state.describe_all(legal, lang, seat_names(info)) if legal else []
+    texts = state.describe_all(legal, lang, info.seat_names()) if legal else []
     return {
         "seat": seat,
         "view": view,

@@ -4,9 +4,9 @@ A move through the API is ``POST /api/v1/games/{id}/actions``, and the other sea
 game with ``GET /api/v1/games/{id}``.  For these two, FastAPI's route matching (tried against
 every route in turn), its dependency solving and its parameter validation cost more CPU than
 the rest of the request outside the store.  `HotPath` recognises exactly the well-formed forms
-of these requests and calls the very same endpoint functions (`api.submit`, `api.get_game`) with
-the very same authentication (`api.api_user`, `api.optional_user`) and error handler; anything
-else, however slightly different (another query parameter, another content type, a body that
+of these requests and calls the very functions their endpoints (`routes.play.submit`,
+`routes.play.get_game`) call, with the very same authentication (`deps.api_user`,
+`deps.optional_user`) and error handler; anything else, however slightly different (another query parameter, another content type, a body that
 does not parse or validate, an id out of range), goes to FastAPI unchanged, which answers it as
 before (its 404, 422, ...).  The answers are the ones FastAPI gives: same status, body, headers,
 the access log's route template and the request metrics' labels.
@@ -26,10 +26,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ludothek.storage import StoreError
 from ludothek.storage.models import MAX_ID
 
-from . import api
-from .context import current_user, lang_of, portal_of
+from .apibodies import Move
 from .contract import ALIAS, PREFIX
+from .deps import authenticated, current_user, lang_of, portal_of
 from .jsonbody import JSONBody
+from .routes import play
 
 #: ``/api/v1/games/{id}`` or ``/api/games/{id}``, with ``/actions`` for a move; ids as FastAPI's
 #: own route would take them without question (no sign, no leading zero, at most 10 digits).
@@ -122,7 +123,7 @@ class HotPath:
 
     @staticmethod
     async def _answer(scope: Scope, receive: Receive, send: Send, prefix: str, digits: str, action: str,
-                      game_id: int, lang: Literal["de", "en"] | None, log: bool, move: api.Move | None) -> None:
+                      game_id: int, lang: Literal["de", "en"] | None, log: bool, move: Move | None) -> None:
         scope["fastapi"] = {"effective_route_context": ROUTES[(prefix, action)]}
         scope["path_params"] = {"game_id": digits}
         request = Request(scope, receive)
@@ -133,15 +134,15 @@ class HotPath:
             if move is None:
                 def read() -> dict[str, Any]:
                     user = current_user(request)
-                    return api.game_state(request, game_id, user, lang or lang_of(request, user), log)
+                    return play.game_state(request, game_id, user, lang or lang_of(request, user), log)
 
                 response = JSONBody(await portal.offload(read))
             else:
-                def play(body: api.Move) -> dict[str, Any]:
-                    return api.move_answer(request, game_id, body, api.authenticated(request), lang)
+                def move_and_answer(body: Move) -> dict[str, Any]:
+                    return play.move_answer(request, game_id, body, authenticated(request), lang)
 
-                answer = await portal.offload(play, move)
-                await portal.hub.flushed()  # as `api.submit`: other processes hear of the move first
+                answer = await portal.offload(move_and_answer, move)
+                await portal.hub.flushed()  # as `play.submit`: other processes hear of the move first
                 response = JSONBody(answer)
         except StoreError as exc:
             handler = scope["app"].exception_handlers[StoreError]  # the application's own answer
@@ -159,7 +160,7 @@ def _content_type(scope: Scope) -> bytes | None:
     return found
 
 
-def _parse_move(body: bytes) -> api.Move | None:
+def _parse_move(body: bytes) -> Move | None:
     try:
         data = json.loads(body)
     except ValueError:
@@ -167,7 +168,7 @@ def _parse_move(body: bytes) -> api.Move | None:
     if not isinstance(data, dict):
         return None
     try:
-        return api.Move.model_validate(data)
+        return Move.model_validate(data)
     except ValidationError:
         return None
 

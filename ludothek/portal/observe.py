@@ -3,6 +3,7 @@
 - ``GET /healthz``: the process lives (no database involved: a load balancer may ask often).
 - ``GET /readyz``: the database and Redis (if configured) answer; 503 with the failing part otherwise.
 - ``GET /metrics``: Prometheus text format, only for the operator's addresses (``metrics_allow``).
+  (These three routes are in `ludothek.portal.routes.operations`; the figures and logs are here.)
 - One access-log line per request (route template, status, latency), and the application's
   logs, as text or as JSON lines (``LUDOTHEK_LOG_FORMAT=json``).
 
@@ -26,21 +27,17 @@ import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
-from pydantic import BaseModel, Field
 from sqlalchemy import Engine, text
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ludothek.storage.botturns import count_pending
 
-from .context import client_address, portal_of
-from .contract import api_paths, refusals
+from .contract import api_paths
 
 ACCESS = logging.getLogger("ludothek.access")
 log = logging.getLogger("ludothek.portal")
@@ -182,65 +179,6 @@ def address_allowed(address: str, networks: Iterable[ipaddress.IPv4Network | ipa
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return any(ip in net for net in networks)
-
-
-# ----------------------------------------------------------------------------- routes
-router = APIRouter(tags=["operations"])
-
-
-class Health(BaseModel):
-    status: Literal["ok"] = "ok"
-
-
-class Readiness(BaseModel):
-    status: Literal["ready", "unready"]
-    checks: dict[str, str] = Field(description="each dependency: 'ok' or what went wrong")
-
-
-@router.get("/healthz", response_model=Health, summary="The process lives (nothing else is checked)")
-async def healthz() -> Health:
-    return Health()
-
-
-@router.get("/readyz", response_model=Readiness, summary="Ready to serve: the database and Redis answer",
-            responses={503: {"model": Readiness, "description": "a dependency does not answer"}})
-def readyz(request: Request) -> Response:
-    portal = portal_of(request)
-    checks: dict[str, str] = {}
-    try:
-        with portal.store.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        checks["database"] = "ok"
-    except Exception as exc:
-        checks["database"] = f"unreachable ({type(exc).__name__})"
-    if portal.settings.redis_url:
-        try:
-            import redis
-
-            client = redis.Redis.from_url(portal.settings.redis_url, socket_timeout=2, socket_connect_timeout=2)
-            try:
-                client.ping()
-            finally:
-                client.close()
-            checks["redis"] = "ok"
-        except Exception as exc:
-            checks["redis"] = f"unreachable ({type(exc).__name__})"
-    ready = all(v == "ok" for v in checks.values())
-    body = Readiness(status="ready" if ready else "unready", checks=checks)
-    return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
-
-
-@router.get("/metrics", summary="Prometheus metrics (only from the operator's addresses)",
-            response_class=Response, responses={200: {"content": {"text/plain": {}}}, **refusals(403)})
-def metrics(request: Request) -> Response:
-    portal = portal_of(request)
-    assert portal.metrics is not None
-    if not address_allowed(client_address(request), portal.metrics_allow):
-        return JSONResponse({"detail": "metrics are served only to the operator's addresses "
-                                       "(LUDOTHEK_METRICS_ALLOW)", "code": "forbidden"}, status_code=403)
-    from prometheus_client import CONTENT_TYPE_LATEST
-
-    return Response(portal.metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
 # ----------------------------------------------------------------------------- access log and request metrics

@@ -13,7 +13,7 @@ and a bots-only game plays itself to the end.  More workers, more turns at once.
 How the seats hear of the bot's move: the worker's store publishes it like a
 server does, through Redis when the deployment has it; without Redis (one
 server on SQLite) the server notices the move in the database
-(`ludothek.portal.dbwatch`).
+(`ludothek.portal.live.dbwatch`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from email.utils import format_datetime, make_msgid
 from html import escape
 
 from ludothek import engine as eng
-from ludothek.portal.gameview import seat_names
 from ludothek.storage import GameInfo, NotFound, Store
 from ludothek.storage.outbox import QueuedMail
 from ludothek.texts import pick, t
@@ -118,7 +117,7 @@ class Composer:
             return Skip("the player has moved since")
         if self.store.turn_mail_since(user_id, info.id, last_own):
             return Skip("a turn mail for this game went out already; none again until the player moves")
-        names = seat_names(info)
+        names = info.seat_names()
         title = pick(eng.load(info.game).title, lang)
         paragraphs = [t("mail_turn_body", lang, game=title, id=info.id, players=_players(names, lang))]
         move = self._move_text(info, seat, mail.seq, lang, names)
@@ -157,7 +156,7 @@ class Composer:
         title = pick(eng.load(info.game).title, lang)
         return Parts(t("mail_reminder_subject", lang, game=title, id=info.id),
                      [t("mail_reminder_body", lang, game=title, id=info.id, when=when,
-                        players=_players(seat_names(info), lang))],
+                        players=_players(info.seat_names(), lang))],
                      (t("mail_open_game", lang), self.links.game_url(info.id)))
 
     def _digest(self, user_id: int, lang: str) -> Parts | Skip:
@@ -167,7 +166,7 @@ class Composer:
             if info is None:
                 continue
             title = pick(eng.load(info.game).title, lang)
-            items.append((f"{title} #{info.id} – {_players(seat_names(info), lang)}", self.links.game_url(info.id)))
+            items.append((f"{title} #{info.id} – {_players(info.seat_names(), lang)}", self.links.game_url(info.id)))
         if not items:
             return Skip("no game is waiting")
         subject = t("mail_digest_subject_one", lang) if len(items) == 1 else t(
@@ -192,7 +191,7 @@ class Composer:
         info = self._game(mail.game_id)
         if info is None or info.status != "finished" or not info.result:
             return Skip("the game has no result")
-        names = seat_names(info)
+        names = info.seat_names()
         title = pick(eng.load(info.game).title, lang)
         lines = []
         for r in sorted(info.result, key=lambda r: r.get("rank", 0)):

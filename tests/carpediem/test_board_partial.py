@@ -13,8 +13,8 @@ from ludothek.engine.conformance import random_action
 from ludothek.engine.plural import plural
 from ludothek.games.carpediem import GAME
 from ludothek.games.carpediem.rules import CarpeDiemState
+from ludothek.portal.boards import board_helpers
 from ludothek.portal.gameweb import GameWebLoader
-from ludothek.portal.pages import board_helpers
 from ludothek.portal.pickers import board_pickers
 from ludothek.texts import t
 

@@ -127,7 +127,7 @@ def test_friends_page_and_one_click_invitations(client: TestClient) -> None:
 def test_last_activity_reads_naturally_in_both_languages() -> None:
     from datetime import UTC, datetime, timedelta
 
-    from ludothek.portal.friends import activity_text
+    from ludothek.portal.routes.friends import activity_text
 
     now = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
     said = {lang: [activity_text(now - delta, lang, now) if delta is not None else activity_text(None, lang, now)

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from ludothek import engine
 from ludothek.engine.registry import GAME_MODULES
-from ludothek.portal.helppages import parse_rules
+from ludothek.portal.routes.help import parse_rules
 
 from .conftest import api_user, page_login
 

@@ -90,7 +90,8 @@ def test_reading_a_game_answers_alike(client: TestClient, game: Any) -> None:
 
 
 def test_moves_through_the_hot_path(client: TestClient, game: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ludothek.portal import api, hotpath
+    from ludothek.portal import hotpath
+    from ludothek.portal.routes import play as api
 
     gid, me, other, state = game
     served: list[int] = []
@@ -103,7 +104,7 @@ def test_moves_through_the_hot_path(client: TestClient, game: Any, monkeypatch: 
         def __getattr__(self, name: str) -> Any:
             return counted_move if name == "move_answer" else getattr(api, name)
 
-    monkeypatch.setattr(hotpath, "api", CountingApi())
+    monkeypatch.setattr(hotpath, "play", CountingApi())
     settings = client.app.state.portal.settings  # type: ignore[attr-defined]
     shapes = []
     for hot in (True, False):

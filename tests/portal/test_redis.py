@@ -56,7 +56,7 @@ def test_a_moves_answer_waits_until_its_live_messages_are_sent() -> None:
     import asyncio
     import threading
 
-    from ludothek.portal.live import RedisHub
+    from ludothek.portal.live.hub import RedisHub
     from ludothek.storage import GameEvent
 
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
@@ -94,8 +94,8 @@ def test_messages_queued_together_travel_as_one_and_arrive_in_order(monkeypatch:
     import asyncio
     import threading
 
-    from ludothek.portal import live
-    from ludothek.portal.live import RedisHub
+    from ludothek.portal.live import hub as live
+    from ludothek.portal.live.hub import RedisHub
     from ludothek.storage import GameEvent
 
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
@@ -167,7 +167,7 @@ def test_a_server_publishes_on_its_event_loop_without_the_thread() -> None:
     database thread, travel as one Redis message; every process's watchers get them in order."""
     import asyncio
 
-    from ludothek.portal.live import RedisHub
+    from ludothek.portal.live.hub import RedisHub
     from ludothek.storage import GameEvent
 
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
@@ -209,8 +209,8 @@ def test_when_the_loops_connection_breaks_the_thread_carries_on_and_the_loop_tak
     the loop reconnects and publishes itself again once the thread has sent what it was given."""
     import asyncio
 
-    from ludothek.portal import live
-    from ludothek.portal.live import RedisHub
+    from ludothek.portal.live import hub as live
+    from ludothek.portal.live.hub import RedisHub
     from ludothek.storage import GameEvent
 
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
@@ -249,7 +249,7 @@ def test_the_loops_connection_reports_refused_credentials() -> None:
     """A password Redis does not accept is an error when connecting (the hub then uses its thread)."""
     import asyncio
 
-    from ludothek.portal.loop_publish import LoopPublisher
+    from ludothek.portal.live.loop_publish import LoopPublisher
 
     needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
     pub = LoopPublisher(f"redis://:not-the-password@{REDIS[0]}:{REDIS[1]}/0")

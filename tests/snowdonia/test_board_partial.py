@@ -17,8 +17,8 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
 from ludothek import engine as eng
 from ludothek.engine.plural import plural
+from ludothek.portal.boards import board_helpers, game_data
 from ludothek.portal.gameweb import GameWebLoader
-from ludothek.portal.pages import board_helpers, game_data
 from ludothek.portal.pickers import board_pickers
 from ludothek.texts import t
 

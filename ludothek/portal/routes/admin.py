@@ -18,12 +18,11 @@ from starlette.responses import Response
 from ludothek.storage import BadRequest, Forbidden, StoreError, UserInfo
 from ludothek.storage.admin import UserRow
 from ludothek.storage.models import MAX_ID
-from ludothek.texts import t
 
-from .api import api_user
-from .context import GameId, portal_of
-from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
-from .pages import CsrfField, check_csrf, message_of, need_user, render
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
+from ..deps import CsrfField, GameId, api_user, check_csrf, need_user, portal_of
+from ludothek.texts import t
+from ..render import message_of, render
 
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["admin"])  # served under /api/v1 and /api (`ludothek.portal.contract.mount_api`)
@@ -114,6 +113,7 @@ def cancel_game(request: Request, csrf: CsrfField, game_id: Annotated[str, Form(
         return t("admin_cancelled_notice" if status == "cancelled" else "admin_abandoned_notice", admin.lang, game=gid)
 
     return _act(request, csrf, act)
+
 
 
 # ----------------------------------------------------------------------------- the admin API

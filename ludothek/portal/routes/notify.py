@@ -20,16 +20,28 @@ from starlette.responses import Response
 from ludothek.storage import Store, StoreError, UserInfo
 from ludothek.storage.accounts import MIN_PASSWORD
 from ludothek.storage.notify_prefs import LinkRefused
-from ludothek.texts import t
 from ludothek.workers.mail_links import MailLinks
 
-from . import apimodels as m
-from .api import User
-from .context import current_user, lang_of, log_out, portal_of, session_of
-from .contract import WHOLE, refusals
-from .gameview import game_summary
-from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
-from .sockets import admit, relay, release
+from .. import apimodels as m
+from ..contract import WHOLE, refusals
+from ..deps import (
+    CsrfField,
+    User,
+    admit,
+    check_csrf,
+    current_user,
+    lang_of,
+    log_out,
+    need_user,
+    portal_of,
+    release,
+    session_of,
+)
+from ..gameview import game_summary
+from ludothek.texts import t
+from ..live.sockets import relay
+from ..render import message_of, redirect, render
+from .accounts import account_page
 
 pages = APIRouter(include_in_schema=False)
 api = APIRouter(tags=["notifications"])
@@ -48,26 +60,7 @@ def wake_sender(request: Any) -> None:
         mail.wake()
 
 
-def waiting_count(request: Request, user: UserInfo | None) -> int:
-    """How many games wait for the user's move (the tab title shows it), once per request."""
-    if user is None:
-        return 0
-    cached = getattr(request.state, "waiting", None)
-    if cached is None:
-        cached = len(portal_of(request).store.waiting_games(user.id))
-        request.state.waiting = cached
-    return int(cached)
-
-
-
-
 # ----------------------------------------------------------------------------- account page forms
-def _account(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
-    from .account import account_page
-
-    return account_page(request, user, status=status, **ctx)
-
-
 @pages.post("/account/email")
 def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
@@ -75,12 +68,12 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
     try:
         address = portal_of(request).store.request_verification(user.id, address)
     except StoreError as exc:
-        response = _account(request, user, status=exc.status, error=message_of(exc, user.lang))
+        response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
         if exc.status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 3600))
         return response
     wake_sender(request)
-    return _account(request, user, notice=t("mail_verify_sent", user.lang, address=address))
+    return account_page(request, user, notice=t("mail_verify_sent", user.lang, address=address))
 
 
 @pages.post("/account/email/remove")
@@ -107,8 +100,9 @@ def set_notifications(
         portal_of(request).store.set_prefs(user.id, turns=turns, digest_hour=hour, timezone=timezone.strip(),
                                            invites=bool(invites), ended=bool(ended))
     except StoreError as exc:
-        return _account(request, user, status=exc.status, error=message_of(exc, user.lang))
-    return _account(request, user, notice=t("mail_prefs_saved", user.lang))
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return account_page(request, user, notice=t("mail_prefs_saved", user.lang))
+
 
 
 # ----------------------------------------------------------------------------- links from mails
@@ -211,6 +205,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
     if session.sid is not None:
         log_out(request)
     return render(request, "password_reset.html", None, mode="done")
+
 
 
 # ----------------------------------------------------------------------------- JSON API
@@ -316,11 +311,12 @@ def me_waiting(request: Request, user: User) -> dict[str, Any]:
     return {"count": len(games), "games": games}
 
 
+
 # ----------------------------------------------------------------------------- the user's live channel
 async def user_socket(websocket: WebSocket) -> None:
     """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn.
 
-    Admitted like the game sockets (`ludothek.portal.sockets`) and counted with them:
+    Admitted like the game sockets (`ludothek.portal.deps.admit`) and counted with them:
     a tab on a game page holds two.
     """
     admitted = await admit(websocket)

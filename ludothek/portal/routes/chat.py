@@ -25,28 +25,30 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from ludothek import engine as eng
-from ludothek.storage import GameInfo, StoreError, TooManyAttempts, UserInfo
-from ludothek.storage.chat import (
-    MAX_CHAT_LENGTH,
-    MAX_CHAT_PER_GAME,
-    REPORT_REASONS,
-    ChatLine,
-    ChatView,
-    Posted,
-)
+from ludothek.storage import StoreError, TooManyAttempts, UserInfo
+from ludothek.storage.chat import MAX_CHAT_LENGTH, MAX_CHAT_PER_GAME, ChatLine, ChatView, Posted
 from ludothek.storage.models import MAX_ID
 
-from .api import MaybeUser, User
-from .context import GameId, client_address, current_user, lang_of, portal_of
-from .contract import refusals
-from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
+from ..chat_panel import chat_context
+from ..contract import refusals
+from ..deps import (
+    CsrfField,
+    GameId,
+    MaybeUser,
+    User,
+    check_csrf,
+    client_address,
+    current_user,
+    lang_of,
+    need_user,
+    portal_of,
+)
+from ..render import message_of, redirect, render
 
 api = APIRouter(tags=["chat"])
 pages = APIRouter(include_in_schema=False)
 
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="the chat message's id")]
-#: How many of the latest messages the game page shows (the chat page shows them all).
-PAGE_MESSAGES = 100
 
 
 # ----------------------------------------------------------------------------- models
@@ -113,6 +115,7 @@ def post(request: Request, game_id: int, user: UserInfo, text: Any) -> ChatLine:
     return posted.line
 
 
+
 # ----------------------------------------------------------------------------- JSON API
 @api.get("/games/{game_id}/chat", response_model=ChatOut, responses=refusals(403),
          summary="A game's chat: the table's while it runs, everyone's once it has ended")
@@ -142,15 +145,6 @@ def report(message_id: MessageId, body: ReportIn, request: Request, user: User) 
 
 
 # ----------------------------------------------------------------------------- pages
-def chat_context(request: Request, info: GameInfo, user: UserInfo | None, limit: int = PAGE_MESSAGES) -> dict[str, Any]:
-    """What the game page's chat panel needs: None where the viewer may not read the chat."""
-    store = portal_of(request).store
-    if store.chat_access(info, user) is None:
-        return {"chat": None}
-    return {"chat": store.chat(info.id, user, limit=limit), "chat_max": MAX_CHAT_LENGTH,
-            "report_reasons": REPORT_REASONS}
-
-
 def _fetching(request: Request) -> bool:
     """The page's own script sends the forms with this header and wants JSON back."""
     return request.headers.get("x-ludothek-fetch") == "1"

@@ -30,7 +30,7 @@ from typing import Any
 
 from ludothek.storage import GameEvent, Store, StoreError
 
-from . import jsonbody
+from .. import jsonbody
 from .loop_publish import LoopPublisher, supported
 
 log = logging.getLogger(__name__)

@@ -21,11 +21,12 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.responses import Response
 
 from ludothek import engine as eng
+
+from ..deps import current_user, lang_of, portal_of
+from ..gameview import game_summary
 from ludothek.texts import LANGS, t, tn
 from ludothek.texts import pick as pick_text
-
-from .context import current_user, lang_of, portal_of
-from .gameview import game_summary
+from ..render import render
 
 #: A line of its own that separates a section's short version from its long version.
 SHORT_LONG_SEPARATOR = "+++"
@@ -47,7 +48,7 @@ class GameKindConvertor(Convertor[str]):
 
 register_url_convertor("kind", GameKindConvertor())
 
-router = APIRouter(include_in_schema=False)
+pages = APIRouter(include_in_schema=False)
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,6 @@ def _page_lang(request: Request, lang: str | None) -> str:
 
 
 def _render(request: Request, template: str, lang: str, status: int = 200, **ctx: Any) -> Response:
-    from .pages import render  # pages imports much; this module stays importable on its own
-
     return render(request, template, current_user(request), status=status, lang=lang,
                   tr=lambda key, **kw: t(key, lang, **kw),
                   trn=lambda key, n, **kw: tn(key, n, lang, **kw), pick=lambda texts: pick_text(texts, lang), **ctx)
@@ -147,7 +146,7 @@ LangParam = Annotated[Literal["de", "en"] | None, Query(alias="lang", descriptio
 
 
 
-@router.get("/games", response_class=HTMLResponse)
+@pages.get("/games", response_class=HTMLResponse)
 def game_index(request: Request, query_lang: LangParam = None) -> Response:
     """Every game kind with links to its page and rules."""
     lang = _page_lang(request, query_lang)
@@ -155,12 +154,12 @@ def game_index(request: Request, query_lang: LangParam = None) -> Response:
     return _render(request, "games_index.html", lang, games=games)
 
 
-@router.get("/rules", response_class=HTMLResponse)
+@pages.get("/rules", response_class=HTMLResponse)
 def rules_index(request: Request, query_lang: LangParam = None) -> Response:
     return game_index(request, query_lang)
 
 
-@router.get("/games/{kind:kind}", response_class=HTMLResponse)
+@pages.get("/games/{kind:kind}", response_class=HTMLResponse)
 def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) -> Response:
     """Box facts, links (rules, BoardGameGeek), recent games and a "new game" button."""
     lang = _page_lang(request, query_lang)
@@ -177,7 +176,7 @@ def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) ->
                    has_rules=game.rules_markdown(lang) is not None or game.rules_markdown("en") is not None)
 
 
-@router.get("/games/{kind:kind}/rules", response_class=HTMLResponse)
+@pages.get("/games/{kind:kind}/rules", response_class=HTMLResponse)
 def game_rules_page(request: Request, kind: str, query_lang: LangParam = None,
                     mode: Annotated[Literal["short", "long", "both"], Query()] = "both") -> Response:
     """The rules with Yucata's switch: the short version, the long version, or both side by side."""

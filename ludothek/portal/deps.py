@@ -1,28 +1,35 @@
-"""Per-request helpers shared by pages and the API: the portal object, the user, the language."""
+"""The request dependencies every route shares (the FastAPI "dependencies" module).
+
+The portal object of a request, the current user (optional or required, for pages and for the API),
+the CSRF check and field, the language, the session cookie's contents, the admission of live sockets,
+and the ``Annotated`` parameter types routes declare (`GameId`, `Lang`, `User`, `MaybeUser`).
+A leaf inside the portal: it imports no route module and nothing that renders.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastapi import Path, Request
+from fastapi import Depends, Form, Path, Query, Request, WebSocket
 from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
-from ludothek.storage import Store, UserInfo
+from ludothek.storage import Store, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import Credential
-from ludothek.texts import choose_lang
 
+from .contract import AUTH_OPTIONAL, AUTH_REQUIRED
+from ludothek.texts import choose_lang
 from .limits import LoginBrake, RateLimits, SocketCounter
-from .live import Hub
+from .live.dbwatch import DatabaseWatch
+from .live.hub import Hub
+from .observe import Metrics
 from .offload import Offload
-from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, new_csrf
+from .sessions import COOKIE, SESSION_MAX_AGE, Session, SessionCodec, csrf_ok, new_csrf
 from .settings import Settings
 
-if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at run time
-    from ludothek.portal.dbwatch import DatabaseWatch
-    from ludothek.portal.observe import Metrics
+if TYPE_CHECKING:
     from ludothek.workers.bots import BotWorker
     from ludothek.workers.mail_links import MailLinks
     from ludothek.workers.runner import Runner
@@ -30,6 +37,9 @@ if TYPE_CHECKING:  # the mail worker imports portal helpers: no import cycle at 
 #: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
 #: "no such game" (404) on every route instead of a driver's overflow error.
 GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="the game's id")]
+
+
+Lang = Annotated[Literal["de", "en"] | None, Query(description="language of texts; default: the user's")]
 
 
 @dataclass
@@ -56,6 +66,7 @@ class Portal:
     metrics_allow: tuple[Any, ...] = ()
     #: Without Redis: the look into the database for moves other processes stored (bot workers).
     dbwatch: DatabaseWatch | None = None
+
 
 def client_address(request: Any) -> str:
     """The client's address, as the key of per-address limits."""
@@ -183,3 +194,114 @@ def save_session(request: Request, response: Response) -> Response:
             path="/",
         )
     return response
+
+
+# ----------------------------------------------------------------------------- the current user in the API
+class CsrfError(StoreError):
+    status = 403
+    code = "csrf"
+
+
+async def api_user(request: Request) -> UserInfo:
+    """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
+    return await portal_of(request).offload(authenticated, request)
+
+
+def authenticated(request: Request) -> UserInfo:
+    """`api_user`'s check, where the store may be called (a database thread on PostgreSQL)."""
+    user = current_user(request)
+    if user is None:
+        raise Unauthorized("log in or send an API token (Authorization: Bearer ...)", code_key="login_needed")
+    unsafe = request.method not in ("GET", "HEAD", "OPTIONS") and not request.state.via_token
+    if unsafe and not csrf_ok(session_of(request), request.headers.get("x-csrf-token")):
+        raise CsrfError("missing or wrong X-CSRF-Token header", code_key="csrf")
+    return user
+
+
+User = Annotated[UserInfo, Depends(api_user)]
+
+AUTH_REQUIRED.add(api_user)
+
+
+async def optional_user(request: Request) -> UserInfo | None:
+    return await portal_of(request).offload(current_user, request)
+
+
+MaybeUser = Annotated[UserInfo | None, Depends(optional_user)]
+
+AUTH_OPTIONAL.add(optional_user)
+
+
+# ----------------------------------------------------------------------------- the current user and CSRF in pages
+class CsrfRefused(StoreError):
+    status = 403
+    code = "csrf"
+
+
+class LoginNeeded(StoreError):
+    status = 401
+    code = "unauthorized"
+
+
+def check_csrf(request: Request, token: str | None) -> None:
+    if not csrf_ok(session_of(request), token or request.headers.get("x-csrf-token")):
+        raise CsrfRefused("the form has expired (CSRF); reload the page", code_key="csrf")
+
+
+def need_user(request: Request) -> UserInfo:
+    user = current_user(request)
+    if user is None:
+        raise LoginNeeded("log in first", code_key="login_needed")
+    return user
+
+
+CsrfField = Annotated[str, Form()]
+
+
+# ----------------------------------------------------------------------------- live sockets: who may open one
+def _same_origin(websocket: WebSocket) -> bool:
+    origin = websocket.headers.get("origin")
+    host = websocket.headers.get("host")
+    return origin is None or host is None or origin.split("://", 1)[-1] == host
+
+
+def _user_of(websocket: WebSocket) -> UserInfo | None:
+    portal = portal_of(websocket)
+    token = websocket.query_params.get("token") or bearer_token(websocket)
+    if token:
+        return portal.store.user_by_token(token)
+    session = portal.codec.load(websocket.cookies.get(COOKIE))
+    return portal.store.session_user(session.sid) if session.sid is not None else None
+
+
+async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
+    """The socket's user and address, counted against the caps; None (and the socket closed) if refused.
+
+    1008: a foreign origin, or nobody logged in; 1013: too many live sockets.
+    The caller must `release` an admitted socket when it ends.
+    """
+    if not _same_origin(websocket):
+        await websocket.close(code=1008)
+        return None
+    user = await portal_of(websocket).offload(_user_of, websocket)
+    if user is None:
+        # Live updates need a session or a token (a spectator who is not logged in reloads instead).
+        await websocket.close(code=1008, reason="log in to follow games live")
+        return None
+    address = websocket.client.host if websocket.client else "?"
+    portal = portal_of(websocket)
+    portal.store.touch(user.id)
+    if not portal.sockets.open(user.id, address):
+        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        return None
+    if portal.metrics is not None:
+        portal.metrics.sockets.inc()
+    websocket.state.user = user  # the access log names the user by id
+    return user, address
+
+
+def release(websocket: WebSocket, admitted: tuple[UserInfo, str]) -> None:
+    portal = portal_of(websocket)
+    portal.sockets.close(admitted[0].id, admitted[1])
+    if portal.metrics is not None:
+        portal.metrics.sockets.dec()

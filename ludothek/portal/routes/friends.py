@@ -18,12 +18,11 @@ from starlette.responses import Response
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import utcnow
 from ludothek.storage.social import BlockInfo, FriendInfo
-from ludothek.texts import t, tn
 
-from .api import User
-from .context import portal_of
-from .contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
-from .pages import CsrfField, check_csrf, message_of, need_user, redirect, render
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
+from ..deps import CsrfField, User, check_csrf, need_user, portal_of
+from ludothek.texts import t, tn
+from ..render import message_of, redirect, render
 
 api = APIRouter(tags=["friends"])
 pages = APIRouter(include_in_schema=False)
@@ -50,6 +49,7 @@ def friend_json(f: FriendInfo) -> dict[str, Any]:
 
 def block_json(b: BlockInfo) -> dict[str, Any]:
     return {"name": b.name, "since": b.since}
+
 
 
 # ----------------------------------------------------------------------------- JSON API
@@ -103,6 +103,7 @@ async def add_block(name: Name, request: Request, response: Response, user: User
 async def remove_block(name: Name, request: Request, user: User) -> Response:
     portal_of(request).store.unblock(user, name)
     return Response(status_code=204)
+
 
 
 # ----------------------------------------------------------------------------- the page

@@ -22,7 +22,7 @@ from ludothek.engine import TERMINAL
 from ludothek.storage import GameEvent, Store
 from ludothek.storage.models import GameRow, SeatRow
 
-from .live import Hub
+from .hub import Hub
 
 log = logging.getLogger(__name__)
 

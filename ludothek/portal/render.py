@@ -1,0 +1,152 @@
+"""Rendering pages: the templates' helpers, formatting (dates, numbers, durations, bot levels),
+`render`, `redirect`, `message_of`, `error_page` and the context every page gets.
+
+Imports no route module: what the base context needs (how many games wait for the user) lives here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse
+from fastapi.templating import Jinja2Templates
+from starlette.responses import Response
+
+from ludothek.engine.plural import plural
+from ludothek.storage import StoreError, UserInfo
+from ludothek.storage.lobby import BOT_LEVELS, PORTAL_BOTS
+
+from .deps import lang_of, portal_of, save_session, session_of
+from .hardening import local_path
+from .hyphenate import soft_hyphens
+from ludothek.texts import pick as pick_text
+from ludothek.texts import t, tn
+
+
+def setup_templates(templates: Jinja2Templates) -> None:
+    env = templates.env
+    env.globals["t"] = t
+    env.globals["tn"] = tn
+    env.globals["time_controls"] = time_control_choices
+    env.globals["bot_level"] = bot_level
+    env.globals["bot_levels"] = BOT_LEVELS
+    env.filters["tojson_pretty"] = lambda v: json.dumps(v, indent=1, ensure_ascii=False)
+    env.filters["num"] = format_number
+    env.filters["hyphenate"] = soft_hyphens
+
+
+def bot_level(seat: Any, lang: str) -> str:
+    """" (hard)" after a bot seat's name, in ``lang``; empty for people and seats without a bot."""
+    kind = seat.get("kind") if isinstance(seat, dict) else getattr(seat, "kind", None)
+    bot = seat.get("bot") if isinstance(seat, dict) else getattr(seat, "bot", None)
+    if kind != "bot" or bot not in PORTAL_BOTS:
+        return ""
+    return f" ({t('bot_level_' + bot, lang)})"
+
+
+def format_day(when: Any, lang: str) -> str:
+    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"."""
+    from babel.dates import format_date
+
+    return str(format_date(when, format="medium", locale=lang))
+
+
+def format_decimal_1(value: float, lang: str) -> str:
+    """A rating with one decimal in the reader's notation (Babel): "3,4" in German, "3.4" in English."""
+    from babel.numbers import format_decimal
+
+    return str(format_decimal(value, format="0.0", locale=lang))
+
+
+def format_number(value: Any) -> str:
+    """Scores as people write them: ``4`` rather than ``4.0``, one decimal otherwise."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.1f}"
+    return str(value)
+
+
+def duration_text(seconds: float, lang: str) -> str:
+    """A remaining time as people read it: days and hours, or hours and minutes under a day."""
+    minutes = int(seconds // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return t("clock_days", lang, d=days, h=hours)
+    return t("clock_hours", lang, h=hours, m=mins)
+
+
+def time_control_choices(lang: str) -> list[tuple[str, str]]:
+    """The time controls the new-game form offers (the API accepts any valid bank too)."""
+    from ludothek.storage.timecontrol import MOVE_DAYS
+
+    out = [("none", t("tc_none", lang))]
+    out += [(f"move:{d}", tn("tc_move", d, lang)) for d in MOVE_DAYS]
+    out += [(f"bank:{a}+{b}/{c}", t("tc_bank", lang, start=a, add=b, most=c)) for a, b, c in ((3, 1, 14), (7, 1, 21))]
+    return out
+
+
+def waiting_count(request: Request, user: UserInfo | None) -> int:
+    """How many games wait for the user's move (the tab title shows it), once per request."""
+    if user is None:
+        return 0
+    cached = getattr(request.state, "waiting", None)
+    if cached is None:
+        cached = len(portal_of(request).store.waiting_games(user.id))
+        request.state.waiting = cached
+    return int(cached)
+
+
+def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
+    lang = lang_of(request, user)
+    return {
+        "request": request,
+        "user": user,
+        "lang": lang,
+        "csrf": session_of(request).csrf,
+        "path": request.url.path,
+        "tr": lambda key, **kw: t(key, lang, **kw),
+        "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
+        "fmt_date": lambda when: format_day(when, lang),
+        "fmt_decimal": lambda value: format_decimal_1(value, lang),
+        "pick": lambda texts: pick_text(texts, lang),
+        # boards' counted words: plural(n, "{n} Gleis", "{n} Gleise") by the language's CLDR rule
+        "plural": lambda n, one, other: plural(int(n), lang, one, other),
+        "waiting": waiting_count(request, user),
+    }
+
+
+def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:
+    templates = portal_of(request).templates
+    context = base_context(request, user)
+    context.update(ctx)
+    response = templates.TemplateResponse(request, template, context, status_code=status)
+    return save_session(request, response)
+
+
+def redirect(request: Request, url: str) -> Response:
+    """See other (303), or for htmx an ``HX-Redirect``; only ever to a path on this site."""
+    url = local_path(url)
+    if request.headers.get("hx-request"):
+        response: Response = Response(status_code=204, headers={"HX-Redirect": url})
+    else:
+        response = RedirectResponse(url, status_code=303)
+    return save_session(request, response)
+
+
+def message_of(exc: StoreError, lang: str) -> str:
+    key = exc.params.get("code_key") or exc.code
+    text = t(f"err_{key}", lang, **exc.params)
+    return exc.message if text == f"err_{key}" else text
+
+
+def error_page(
+    request: Request, exc: StoreError, headers: dict[str, str] | None, status: int | None = None
+) -> Response:
+    user = getattr(request.state, "user", None)
+    lang = lang_of(request, user)
+    response = render(request, "error.html", user, status=status or exc.status, message=message_of(exc, lang))
+    if headers:
+        response.headers.update(headers)
+    return response

@@ -1,0 +1,305 @@
+"""Accounts: register, log in and out, guests, API tokens, who I am, the password, the account page, the language.
+
+Every change here that concerns credentials is made in the database, so it
+holds on every server process at once (see ``ludothek.storage.sessions``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Path, Request
+from fastapi.responses import HTMLResponse
+from starlette.responses import Response
+
+from ludothek import engine as eng
+from ludothek.storage import BadRequest, StoreError, UserInfo
+from ludothek.storage.models import MAX_ID
+from ludothek.storage.sessions import TokenInfo
+
+from .. import apimodels as m
+from ..apibodies import Credentials, PasswordChange, Registration
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
+from ..deps import (
+    CsrfField,
+    Lang,
+    User,
+    check_csrf,
+    client_address,
+    credential_of,
+    current_user,
+    lang_of,
+    log_in,
+    log_out,
+    need_user,
+    portal_of,
+    session_of,
+)
+from ..hardening import local_path
+from ludothek.texts import t
+from ..render import message_of, redirect, render
+
+pages = APIRouter(include_in_schema=False)
+api = APIRouter(tags=["api"])
+
+
+# ----------------------------------------------------------------------------- pages
+@pages.get("/login", response_class=HTMLResponse)
+def login_form(request: Request) -> Response:
+    return render(request, "login.html", current_user(request), mode="login")
+
+
+@pages.get("/register", response_class=HTMLResponse)
+def register_form(request: Request) -> Response:
+    return render(request, "login.html", current_user(request), mode="register")
+
+
+@pages.post("/login")
+def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    portal = portal_of(request)
+    address = client_address(request)
+    try:
+        portal.throttle.attempt(name, address)  # counted before the check: bursts cannot slip past
+        user = portal.store.authenticate(name, password)
+    except StoreError as exc:
+        status = exc.status
+        response = render(request, "login.html", None, status=status, mode="login", name=name,
+                          error=message_of(exc, lang_of(request)))
+        if status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
+    portal.throttle.succeeded(name, address)
+    log_in(request, user)
+    return redirect(request, "/")
+
+
+@pages.post("/register", name="register")
+def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    portal = portal_of(request)
+    store = portal.store
+    lang = lang_of(request)
+    try:
+        portal.limits.hit("register", client_address(request))
+        user = store.register(name, password, lang)
+    except StoreError as exc:
+        return render(request, "login.html", None, status=exc.status, mode="register", name=name,
+                      error=message_of(exc, lang))
+    log_in(request, user)
+    return redirect(request, "/")
+
+
+@pages.post("/guest", name="guest")
+def guest_form(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    portal = portal_of(request)
+    portal.limits.hit("guest", client_address(request))
+    user = portal.store.create_guest(lang_of(request))
+    log_in(request, user)
+    return redirect(request, "/")
+
+
+@pages.post("/logout")
+def logout(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    log_out(request)
+    return redirect(request, "/")
+
+
+@pages.post("/lang")
+def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], next: Annotated[str, Form()] = "/") -> Response:
+    check_csrf(request, csrf)
+    if lang not in eng.LANGS:
+        raise BadRequest("language must be de or en")
+    user = current_user(request)
+    if user is not None:
+        portal_of(request).store.set_lang(user.id, lang)
+    session = session_of(request)
+    session.lang = lang
+    session.dirty = True
+    return redirect(request, local_path(next))
+
+
+# ----------------------------------------------------------------------------- the account page
+def change_password_braked(request: Request, user: UserInfo, current: str, new: str) -> None:
+    """Change the password; wrong current passwords count as failed logins (the same brake).
+
+    Otherwise a stolen session could guess the password here without limit.
+    """
+    portal = portal_of(request)
+    address = client_address(request)
+    portal.throttle.attempt(user.name, address)
+    portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    portal.throttle.succeeded(user.name, address)
+
+
+def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
+    store = portal_of(request).store
+    used = store.vacation_days_used(user.id, datetime.now(UTC).year)
+    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in store.vacations(user.id)]
+    return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
+                  sessions=store.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
+                  vacations=vacations, email=store.email_of(user.id), prefs=store.prefs(user.id), **ctx)
+
+
+@pages.get("/account", response_class=HTMLResponse)
+def account(request: Request) -> Response:
+    return account_page(request, need_user(request))
+
+
+@pages.post("/account/convert")
+def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        user = portal_of(request).store.convert_guest(user.id, name, password)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    log_in(request, user)  # every credential of the guest has ended: this browser gets a new session
+    return redirect(request, "/account")
+
+
+@pages.post("/account/tokens")
+def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] = "",
+              expires_in_days: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        days = int(expires_in_days) if expires_in_days.strip() else None
+    except ValueError:
+        raise BadRequest("the expiry is a number of days", code_key="bad_expiry") from None
+    try:
+        token = portal_of(request).store.create_token(user.id, label, days)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return account_page(request, user, new_token=token)
+
+
+@pages.post("/account/tokens/{token_id}/revoke", name="revoke_token")
+def revoke_token_form(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    portal_of(request).store.revoke_token(user.id, token_id)
+    return redirect(request, "/account")
+
+
+@pages.post("/account/password", name="change_password")
+def change_password_form(request: Request, csrf: CsrfField, current: Annotated[str, Form()],
+                         new: Annotated[str, Form()]) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        change_password_braked(request, user, current, new)
+    except StoreError as exc:
+        response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
+    return account_page(request, user, notice=t("password_changed", user.lang))
+
+
+@pages.post("/account/logout-everywhere", name="logout_everywhere")
+def logout_everywhere_form(request: Request, csrf: CsrfField) -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    portal_of(request).store.end_sessions(user.id)
+    log_out(request)
+    return redirect(request, "/")
+
+
+# ----------------------------------------------------------------------------- JSON API
+def user_json(user: UserInfo) -> dict[str, Any]:
+    return {
+        "id": user.id,
+        "name": user.name,
+        "guest": user.is_guest,
+        "lang": user.lang,
+        "guest_expires_at": user.guest_expires_at.isoformat() if user.guest_expires_at else None,
+    }
+
+
+@api.post("/users", status_code=201, response_model=m.TokenOut, responses=refusals(409, 429),
+          summary="Register and get an API token")
+def register(body: Registration, request: Request) -> dict[str, Any]:
+    """400 for a name or password the site does not accept, 409 when the name is taken."""
+    portal = portal_of(request)
+    store = portal.store
+    portal.limits.hit("register", client_address(request))
+    user = store.register(body.name, body.password, body.lang)
+    return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
+
+
+@api.post("/guests", status_code=201, response_model=m.TokenOut, responses=refusals(429),
+          summary="A 24-hour guest account")
+async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
+    portal = portal_of(request)
+    store = portal.store
+
+    def make_guest() -> dict[str, Any]:
+        portal.limits.hit("guest", client_address(request))
+        user = store.create_guest(lang or "en")
+        return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+
+    return await portal.offload(make_guest)
+
+
+@api.post("/tokens", status_code=201, response_model=m.TokenOut, responses=refusals(401, 403, 429),
+          summary="Log in: a new API token")
+def token(body: Credentials, request: Request) -> dict[str, Any]:
+    """401 for a wrong name or password, 403 for a blocked account, 429 while the login brake holds."""
+    portal = portal_of(request)
+    address = client_address(request)
+    portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
+    user = portal.store.authenticate(body.name, body.password)
+    portal.throttle.succeeded(body.name, address)
+    token = portal.store.create_token(user.id, body.label, body.expires_in_days)
+    return {"token": token, "user": user_json(user)}
+
+
+@api.get("/me", response_model=m.UserOut, summary="Who I am")
+async def me(user: User) -> dict[str, Any]:
+    return user_json(user)
+
+
+def token_json(t: TokenInfo) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "label": t.label,
+        "created_at": t.created_at.isoformat(),
+        "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None,
+        "expires_at": t.expires_at.isoformat() if t.expires_at else None,
+    }
+
+
+@api.get("/tokens", response_model=m.TokenPage,
+         summary="My API tokens, newest first (label, creation, last use, expiry; never the token itself)")
+async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+                      ) -> dict[str, Any]:
+    tokens = sorted(portal_of(request).store.tokens(user.id), key=lambda t: t.id, reverse=True)
+    page = paginate(tokens, lambda t: (t.id,), limit, cursor, descending=True)
+    return {"items": [token_json(t) for t in page["items"]], "next_cursor": page["next_cursor"]}
+
+
+@api.delete("/tokens/{token_id}", status_code=204, summary="Revoke one of my API tokens at once")
+async def revoke_token(
+    token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User
+) -> Response:
+    portal_of(request).store.revoke_token(user.id, token_id)
+    return Response(status_code=204)
+
+
+@api.post("/password", status_code=204, responses=refusals(429),
+          summary="Change my password; every other session and API token ends")
+def change_password(body: PasswordChange, request: Request, user: User) -> Response:
+    """400 for a new password the site does not accept, 401 for a wrong current one."""
+    change_password_braked(request, user, body.current, body.new)
+    return Response(status_code=204)
+
+
+@api.post("/logout-everywhere", status_code=204,
+          summary="End every browser session and revoke every API token of mine, this one too")
+async def logout_everywhere(request: Request, user: User) -> Response:
+    portal_of(request).store.end_sessions(user.id)
+    return Response(status_code=204)
