@@ -12,8 +12,8 @@ from markupsafe import Markup, escape
 
 from ludothek.storage.rating_update import conservative, initial
 from ludothek.storage.ratings import RatingPoint
-
 from ludothek.texts import tn
+
 from .render import format_decimal_1
 
 WIDTH, HEIGHT, PAD = 320, 90, 6

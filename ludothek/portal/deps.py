@@ -18,9 +18,9 @@ from starlette.responses import Response
 from ludothek.storage import Store, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import Credential
+from ludothek.texts import choose_lang
 
 from .contract import AUTH_OPTIONAL, AUTH_REQUIRED
-from ludothek.texts import choose_lang
 from .limits import LoginBrake, RateLimits, SocketCounter
 from .live.dbwatch import DatabaseWatch
 from .live.hub import Hub

@@ -17,12 +17,12 @@ from starlette.responses import Response
 from ludothek.engine.plural import plural
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.lobby import BOT_LEVELS, PORTAL_BOTS
+from ludothek.texts import pick as pick_text
+from ludothek.texts import t, tn
 
 from .deps import lang_of, portal_of, save_session, session_of
 from .hardening import local_path
 from .hyphenate import soft_hyphens
-from ludothek.texts import pick as pick_text
-from ludothek.texts import t, tn
 
 
 def setup_templates(templates: Jinja2Templates) -> None:

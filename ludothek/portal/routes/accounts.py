@@ -17,6 +17,7 @@ from ludothek import engine as eng
 from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.storage.sessions import TokenInfo
+from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import Credentials, PasswordChange, Registration
@@ -37,7 +38,6 @@ from ..deps import (
     session_of,
 )
 from ..hardening import local_path
-from ludothek.texts import t
 from ..render import message_of, redirect, render
 
 pages = APIRouter(include_in_schema=False)

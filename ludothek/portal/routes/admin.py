@@ -18,10 +18,10 @@ from starlette.responses import Response
 from ludothek.storage import BadRequest, Forbidden, StoreError, UserInfo
 from ludothek.storage.admin import UserRow
 from ludothek.storage.models import MAX_ID
+from ludothek.texts import t
 
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
 from ..deps import CsrfField, GameId, api_user, check_csrf, need_user, portal_of
-from ludothek.texts import t
 from ..render import message_of, render
 
 pages = APIRouter(include_in_schema=False)

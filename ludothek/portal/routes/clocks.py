@@ -10,13 +10,13 @@ from starlette.responses import Response
 
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
+from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import AbandonVote, VacationIn
 from ..contract import GAME_REFUSALS, refusals
 from ..deps import CsrfField, GameId, User, check_csrf, need_user, portal_of
 from ..gameview import game_summary
-from ludothek.texts import t
 from ..render import message_of, redirect
 from .accounts import account_page
 

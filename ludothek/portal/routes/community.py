@@ -28,6 +28,7 @@ from ludothek.storage.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seat
 from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.storage.ratings import RatingInfo
+from ludothek.texts import pick, t
 
 from ..apimodels import RecordOut, SeatResultOut
 from ..boards import _board_template, _has_static, board_helpers, game_data
@@ -46,7 +47,6 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import breakdown_table, game_summary, log_lines
-from ludothek.texts import pick, t
 from ..render import message_of, redirect, render
 from . import help  # noqa: F401  (registers the ``kind`` path convertor)
 from .friends import profile_social

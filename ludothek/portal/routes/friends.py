@@ -18,10 +18,10 @@ from starlette.responses import Response
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import utcnow
 from ludothek.storage.social import BlockInfo, FriendInfo
+from ludothek.texts import t, tn
 
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
 from ..deps import CsrfField, User, check_csrf, need_user, portal_of
-from ludothek.texts import t, tn
 from ..render import message_of, redirect, render
 
 api = APIRouter(tags=["friends"])

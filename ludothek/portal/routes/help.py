@@ -21,11 +21,11 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.texts import LANGS, t, tn
+from ludothek.texts import pick as pick_text
 
 from ..deps import current_user, lang_of, portal_of
 from ..gameview import game_summary
-from ludothek.texts import LANGS, t, tn
-from ludothek.texts import pick as pick_text
 from ..render import render
 
 #: A line of its own that separates a section's short version from its long version.

@@ -12,6 +12,8 @@ from starlette.responses import Response
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, Store, StoreError, Unauthorized, UserInfo
 from ludothek.storage.lobby import DEFAULT_FORM_BOT
+from ludothek.texts import pick as pick_text
+from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import NewGame
@@ -30,8 +32,6 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import game_summary
-from ludothek.texts import pick as pick_text
-from ludothek.texts import t
 from ..render import message_of, redirect, render
 
 pages = APIRouter(include_in_schema=False)

@@ -20,6 +20,7 @@ from starlette.responses import Response
 from ludothek.storage import Store, StoreError, UserInfo
 from ludothek.storage.accounts import MIN_PASSWORD
 from ludothek.storage.notify_prefs import LinkRefused
+from ludothek.texts import t
 from ludothek.workers.mail_links import MailLinks
 
 from .. import apimodels as m
@@ -38,7 +39,6 @@ from ..deps import (
     session_of,
 )
 from ..gameview import game_summary
-from ludothek.texts import t
 from ..live.sockets import relay
 from ..render import message_of, redirect, render
 from .accounts import account_page

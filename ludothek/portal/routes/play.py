@@ -16,6 +16,7 @@ from starlette.responses import Response
 from ludothek import engine as eng
 from ludothek.storage import BadRequest, Conflict, GameInfo, StoreError, UserInfo
 from ludothek.storage.store import Tracked
+from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import Move, UndoRequest
@@ -37,7 +38,6 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import breakdown_table, game_summary, log_lines, seat_context
-from ludothek.texts import t
 from ..jsonbody import JSONBody
 from ..pickers import board_pickers
 from ..render import duration_text, message_of, redirect, render
