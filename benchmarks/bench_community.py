@@ -30,7 +30,8 @@ from sqlalchemy import insert
 
 from ludothek import engine as eng
 from ludothek.engine.conformance import random_action
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import ActionRow, GameRow, SeatRow, User
 
 from .bench_portal import Server, _pct
@@ -173,9 +174,9 @@ def run() -> list[Row]:
         names = _fill(url, rng)
         fill_s = time.perf_counter() - start
         engine = make_engine(url)
-        store = Store(engine)
+        site = Site(engine)
         start = time.perf_counter()
-        rated, players = store.recompute_ratings()
+        rated, players = site.ratings.recompute_ratings()
         recompute_s = time.perf_counter() - start
         engine.dispose()
         note = f"{USERS:,} users, {GAMES:,} finished games, SQLite"

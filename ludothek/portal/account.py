@@ -31,17 +31,17 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(user.name, address)
-    portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    portal.site.sessions.change_password(user.id, current, new, keep=credential_of(request))
     portal.throttle.succeeded(user.name, address)
 
 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
-    store = portal_of(request).store
-    used = store.vacation_days_used(user.id, datetime.now(UTC).year)
-    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in store.vacations(user.id)]
-    return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
-                  sessions=store.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
-                  vacations=vacations, email=store.email_of(user.id), prefs=store.prefs(user.id), **ctx)
+    site = portal_of(request).site
+    used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
+    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
+    return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
+                  sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
+                  vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id), **ctx)
 
 
 @router.get("/account", response_class=HTMLResponse)
@@ -54,7 +54,7 @@ def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pas
     check_csrf(request, csrf)
     user = need_user(request)
     try:
-        user = portal_of(request).store.convert_guest(user.id, name, password)
+        user = portal_of(request).site.sessions.convert_guest(user.id, name, password)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     log_in(request, user)  # every credential of the guest has ended: this browser gets a new session
@@ -71,7 +71,7 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
     except ValueError:
         raise BadRequest("the expiry is a number of days", code_key="bad_expiry") from None
     try:
-        token = portal_of(request).store.create_token(user.id, label, days)
+        token = portal_of(request).site.sessions.create_token(user.id, label, days)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return account_page(request, user, new_token=token)
@@ -81,7 +81,7 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
 def revoke_token(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    portal_of(request).store.revoke_token(user.id, token_id)
+    portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return redirect(request, "/account")
 
 
@@ -104,7 +104,7 @@ def change_password(request: Request, csrf: CsrfField, current: Annotated[str, F
 def logout_everywhere(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    portal_of(request).store.end_sessions(user.id)
+    portal_of(request).site.sessions.end_sessions(user.id)
     log_out(request)
     return redirect(request, "/")
 
@@ -116,7 +116,7 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
     user = need_user(request)
     try:
         amount = float(days)
-        portal_of(request).store.declare_vacation(user, amount)
+        portal_of(request).site.clocks.declare_vacation(user, amount)
     except ValueError:
         return account_page(request, user, status=400, error=t("vacation_days", user.lang) + ": 1–30")
     except StoreError as exc:

@@ -17,12 +17,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage import Conflict, GameInfo, Store, StoreError, Unauthorized, UserInfo
-from ludothek.storage.accounts import MIN_PASSWORD, NAME_RE
+from ludothek.services import Site
+from ludothek.services.accounts import MIN_PASSWORD, NAME_RE
+from ludothek.services.play import MAX_ACTION
+from ludothek.services.sessions import MAX_TOKEN_DAYS, TokenInfo
+from ludothek.services.tracked import Tracked
+from ludothek.storage import Conflict, GameInfo, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
-from ludothek.storage.play import MAX_ACTION
-from ludothek.storage.sessions import MAX_TOKEN_DAYS, TokenInfo
-from ludothek.storage.store import Tracked
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 
 from . import apimodels as m
@@ -181,22 +182,22 @@ def user_json(user: UserInfo) -> dict[str, Any]:
 def register(body: Registration, request: Request) -> dict[str, Any]:
     """400 for a name or password the site does not accept, 409 when the name is taken."""
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     portal.limits.hit("register", client_address(request))
-    user = store.register(body.name, body.password, body.lang)
-    return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
+    user = site.accounts.register(body.name, body.password, body.lang)
+    return {"token": site.sessions.create_token(user.id, "api registration"), "user": user_json(user)}
 
 
 @router.post("/guests", status_code=201, response_model=m.TokenOut, responses=refusals(429),
              summary="A 24-hour guest account")
 async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
 
     def make_guest() -> dict[str, Any]:
         portal.limits.hit("guest", client_address(request))
-        user = store.create_guest(lang or "en")
-        return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+        user = site.accounts.create_guest(lang or "en")
+        return {"token": site.sessions.create_token(user.id, "guest"), "user": user_json(user)}
 
     return await portal.offload(make_guest)
 
@@ -208,9 +209,9 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
-    user = portal.store.authenticate(body.name, body.password)
+    user = portal.site.accounts.authenticate(body.name, body.password)
     portal.throttle.succeeded(body.name, address)
-    token = portal.store.create_token(user.id, body.label, body.expires_in_days)
+    token = portal.site.sessions.create_token(user.id, body.label, body.expires_in_days)
     return {"token": token, "user": user_json(user)}
 
 
@@ -233,7 +234,7 @@ def token_json(t: TokenInfo) -> dict[str, Any]:
             summary="My API tokens, newest first (label, creation, last use, expiry; never the token itself)")
 async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
                       ) -> dict[str, Any]:
-    tokens = sorted(portal_of(request).store.tokens(user.id), key=lambda t: t.id, reverse=True)
+    tokens = sorted(portal_of(request).site.sessions.tokens(user.id), key=lambda t: t.id, reverse=True)
     page = paginate(tokens, lambda t: (t.id,), limit, cursor, descending=True)
     return {"items": [token_json(t) for t in page["items"]], "next_cursor": page["next_cursor"]}
 
@@ -242,7 +243,7 @@ async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT
 async def revoke_token(
     token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User
 ) -> Response:
-    portal_of(request).store.revoke_token(user.id, token_id)
+    portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return Response(status_code=204)
 
 
@@ -264,7 +265,7 @@ def change_password(body: PasswordChange, request: Request, user: User) -> Respo
 @router.post("/logout-everywhere", status_code=204,
              summary="End every browser session and revoke every API token of mine, this one too")
 async def logout_everywhere(request: Request, user: User) -> Response:
-    portal_of(request).store.end_sessions(user.id)
+    portal_of(request).site.sessions.end_sessions(user.id)
     return Response(status_code=204)
 
 
@@ -287,15 +288,15 @@ async def list_games(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
     if which == "mine":
         if user is None:
             raise Unauthorized("log in or send an API token to list your games", code_key="login_needed")
-        groups = store.my_games(user.id)
+        groups = site.lobby.my_games(user.id)
         games = groups["running"] + groups["open"] + groups["finished"]
     else:
-        games = store.open_games(user)
+        games = site.lobby.open_games(user)
     games = sorted(games, key=lambda g: g.id, reverse=True)
     page = paginate(games, lambda g: (g.id,), limit, cursor, descending=True)
     return {"items": [game_summary(g, user, language) for g in page["items"]], "next_cursor": page["next_cursor"]}
@@ -307,13 +308,13 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
     """400 for a game, player count, option or seat list the game does not offer; 404 for an unknown
     game or invited user; 429 beyond the open games one may have waiting (or the creation rate)."""
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
 
     def create() -> dict[str, Any]:
         limit_game_creation(request, user)
-        gid = store.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
-        return game_summary(store.game(gid), user, user.lang)
+        gid = site.lobby.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
+        return game_summary(site.games.game(gid), user, user.lang)
 
     # Several statements (and a round trip each on PostgreSQL): in a database thread there.
     return await portal.offload(create)
@@ -321,15 +322,15 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
 
 @router.get("/next", response_model=m.NextGameOut, summary="The game where it is my turn that has waited longest")
 async def next_game(request: Request, user: User) -> dict[str, Any]:
-    gid = portal_of(request).store.next_waiting(user.id)
+    gid = portal_of(request).site.lobby.next_waiting(user.id)
     return {"game": gid}
 
 
 def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str, with_log: bool) -> dict[str, Any]:
-    store = portal_of(request).store
-    with store.state(game_id) as (info, tracked):
+    site = portal_of(request).site
+    with site.play.state(game_id) as (info, tracked):
         out = game_summary(info, user, lang)
-        out["clock"] = store.clock_view(info)
+        out["clock"] = site.clocks.clock_view(info)
         if tracked is not None:
             sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, lang, with_log=with_log)
             sc["legal"] = sc.pop("legal_described")
@@ -356,7 +357,7 @@ async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     portal = portal_of(request)
 
     def take_seat() -> dict[str, Any]:
-        return game_summary(portal.store.join(game_id, user), user, user.lang)
+        return game_summary(portal.site.lobby.join(game_id, user), user, user.lang)
 
     return await portal.offload(take_seat)
 
@@ -364,24 +365,24 @@ async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
 @router.post("/games/{game_id}/leave", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Give back my seat before the game starts")
 async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    return await _change_seats(request, game_id, user, lambda store: store.leave(game_id, user))
+    return await _change_seats(request, game_id, user, lambda site: site.lobby.leave(game_id, user))
 
 
 @router.post("/games/{game_id}/cancel", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Cancel my invitation before the game starts")
 async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    return await _change_seats(request, game_id, user, lambda store: store.cancel(game_id, user))
+    return await _change_seats(request, game_id, user, lambda site: site.lobby.cancel(game_id, user))
 
 
 async def _change_seats(request: Request, game_id: int, user: UserInfo,
-                        change: Callable[[Store], None]) -> dict[str, Any]:
+                        change: Callable[[Site], None]) -> dict[str, Any]:
     """Change a game's seats in the database threads (several statements: never on the event loop
     on PostgreSQL), then answer with the game as it is now."""
     portal = portal_of(request)
 
     def run() -> dict[str, Any]:
-        change(portal.store)
-        return game_summary(portal.store.game(game_id), user, user.lang)
+        change(portal.site)
+        return game_summary(portal.site.games.game(game_id), user, user.lang)
 
     return await portal.offload(run)
 
@@ -421,12 +422,12 @@ def move_answer(request: Request, game_id: int, body: Move, user: UserInfo, lang
     and answer with my new view."""
     answer: dict[str, Any] = {}
     after = _answer_into(answer, user, lang or user.lang)
-    store = portal_of(request).store
+    site = portal_of(request).site
     limit_per_user_and_address(request, user, "move")
     if body.action == eng.UNDO:
-        store.undo_as(game_id, user.id, body.seq, after=after)
+        site.play.undo_as(game_id, user.id, body.seq, after=after)
     else:
-        store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+        site.play.submit_as(game_id, user.id, body.action, body.seq, after=after)
     return answer
 
 
@@ -449,7 +450,7 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 
     def move() -> None:
         limit_per_user_and_address(request, user, "move")
-        portal.store.undo_as(game_id, user.id, body.seq, after=after)
+        portal.site.play.undo_as(game_id, user.id, body.seq, after=after)
 
     await portal.offload(move)
     await portal.hub.flushed()
@@ -459,19 +460,19 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 @router.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),
             summary="The game record (secrets hidden until the game is over; 409 before it starts)")
 async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> JSONResponse:
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer: int | str | None = "all" if info.over else info.seat_of(user.id if user else None)
-    return JSONBody(store.record(game_id, viewer))  # the record exactly as the engine writes it
+    return JSONBody(site.play.record(game_id, viewer))  # the record exactly as the engine writes it
 
 
 @router.get("/games/{game_id}/log", response_model=m.LogEntryPage, responses=refusals(409),
             summary="The game log as sentences in my language, oldest first (409 before the game starts)")
 async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
                   limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
-    with store.state(game_id) as (info, tracked):
+    with site.play.state(game_id) as (info, tracked):
         if tracked is None:
             raise Conflict("the game has not started yet", code_key="not_started")
         lines = tracked.log_for(info.seat_of(user.id) if user else None, language)
@@ -482,24 +483,24 @@ async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang
 @router.post("/games/{game_id}/resign", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Resign: a bot plays on for my seat, and I am placed last")
 def resign(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    info = portal_of(request).store.resign(game_id, user)
+    info = portal_of(request).site.clocks.resign(game_id, user)
     return game_summary(info, user, user.lang)
 
 
 @router.post("/games/{game_id}/abandon", response_model=m.GameOut, responses=GAME_REFUSALS,
              summary="Offer (creator), agree to or decline abandoning a game")
 def abandon(game_id: GameId, body: AbandonVote, request: Request, user: User) -> dict[str, Any]:
-    info = portal_of(request).store.vote_abandon(game_id, user, body.agree)
+    info = portal_of(request).site.clocks.vote_abandon(game_id, user, body.agree)
     return game_summary(info, user, user.lang)
 
 
 def vacation_json(request: Request, user: UserInfo) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     year = datetime.now(UTC).year
-    used = store.vacation_days_used(user.id, year)
+    used = site.clocks.vacation_days_used(user.id, year)
     return {
         "year": year, "used_days": round(used, 2), "left_days": round(max(0.0, VACATION_DAYS_PER_YEAR - used), 2),
-        "absences": [{"starts": s.isoformat(), "ends": e.isoformat()} for s, e in store.vacations(user.id)],
+        "absences": [{"starts": s.isoformat(), "ends": e.isoformat()} for s, e in site.clocks.vacations(user.id)],
     }
 
 
@@ -512,5 +513,5 @@ def get_vacation(request: Request, user: User) -> dict[str, Any]:
 @router.post("/vacation", status_code=201, response_model=m.VacationOut, responses=refusals(409),
              summary="Declare an absence: my clocks pause while it lasts")
 def post_vacation(body: VacationIn, request: Request, user: User) -> dict[str, Any]:
-    portal_of(request).store.declare_vacation(user, body.days, body.starts)
+    portal_of(request).site.clocks.declare_vacation(user, body.days, body.starts)
     return vacation_json(request, user)

@@ -16,9 +16,9 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.community.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
+from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.storage import BadRequest, Forbidden, NotFound, StoreError, UserInfo
-from ludothek.storage.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
-from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 
 from . import helppages  # noqa: F401  (registers the ``kind`` path convertor)
@@ -98,12 +98,12 @@ def replay_page(request: Request, game_id: GameId,
     """Step through a stored game from a seat's view (any seat once it is over, my own while it runs)."""
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     uid = user.id if user else None
     chosen = _seat_param(seat, info.seat_of(uid) if info.status == "running" else None)
-    info, rs = store.replay_step(game_id, step if go is None else go, chosen, uid, lang)
-    book = store.replay_book(info)
+    info, rs = site.history.replay_step(game_id, step if go is None else go, chosen, uid, lang)
+    book = site.history.replay_book(info)
     names = info.seat_names()
     ctx = _step_context(request, book, rs.step, rs.seat, rs.log, names, lang, rs.extras, info.result)
     ctx.update(info=info, summary=game_summary(info, user, lang), seats=replay_seats(info, uid),
@@ -124,11 +124,11 @@ def _seat_param(value: str | None, default: int | None) -> int | None:
 
 def record_download(request: Request, game_id: int, user: UserInfo | None) -> Response:
     """A finished game's record as a file; a running game's only as its player may see it."""
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     if not info.over:
         raise Forbidden("the record can be downloaded once the game is over", code_key="not_finished")
-    record = store.record(game_id)
+    record = site.play.record(game_id)
     body = json.dumps(record, ensure_ascii=False, indent=1)
     name = f"ludothek-{info.game}-{game_id}.json"
     return Response(body, media_type="application/json",
@@ -170,11 +170,11 @@ async def import_record(request: Request, csrf: CsrfField,
 def _show_import(request: Request, text: str, step_text: str, seat_text: str) -> Response:
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
         if not text.strip():
             raise BadRequest("choose a record file (JSON) or paste a record", code_key="no_record")
-        _, book = store.imported_book(text)
+        _, book = site.history.imported_book(text)
         step = book.length if not step_text else int(step_text)
         seat = _seat_param(seat_text, None)
         if not 0 <= step <= book.length:
@@ -199,10 +199,10 @@ def log_page(request: Request, game_id: GameId,
     """The log 100 lines at a time, back to move 1 (the game page shows the newest lines)."""
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer = info.seat_of(user.id if user else None)
-    info, lines = store.log_page(game_id, viewer, lang, before, 100)
+    info, lines = site.history.log_page(game_id, viewer, lang, before, 100)
     first = lines[0]["n"] if lines else 1
     ctx: dict[str, Any] = {"info": info, "game": eng.load(info.game), "lines": log_lines(lines, info.seat_names(), lang),
            "earlier": first if first > 1 else None}
@@ -220,16 +220,16 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
              about_text: str | None = None) -> Response:
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
+    site = portal_of(request).site
     if len(name) > 40:
         raise NotFound(f"there is no user called {name!r}", code_key="no_user")
-    profile = store.profile(name)
-    ratings = store.ratings_of(profile.user_id)
+    profile = site.profiles.profile(name)
+    ratings = site.ratings.ratings_of(profile.user_id)
     stats = {s.game: s for s in profile.stats}
     games = []
     for kind in sorted(set(stats) | set(ratings)):
         rating = ratings.get(kind)
-        chart = rating_chart(store.rating_history(profile.user_id, kind, 100), lang) if rating else None
+        chart = rating_chart(site.ratings.rating_history(profile.user_id, kind, 100), lang) if rating else None
         title = pick(eng.load(kind).title, lang) if kind in eng.games() else kind
         games.append({"kind": kind, "title": title, "played": stats[kind].played if kind in stats else 0,
                       "won": stats[kind].won if kind in stats else 0, "rating": rating, "chart": chart})
@@ -238,8 +238,8 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
                   about_text=profile.about if about_text is None else about_text,
                   languages=language_names(profile.languages, lang),
                   all_languages=language_names(LANGUAGE_CODES, lang) if own else [],
-                  finished=[game_summary(g, user, lang) for g in store.finished_games_of(profile.user_id, 10)],
-                  running=[game_summary(g, user, lang) for g in store.running_games_of(profile.user_id)],
+                  finished=[game_summary(g, user, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
+                  running=[game_summary(g, user, lang) for g in site.profiles.running_games_of(profile.user_id)],
                   about_max=ABOUT_MAX, max_languages=MAX_LANGUAGES, min_games=LEADERBOARD_MIN_GAMES,
                   **profile_social(request, user, profile.user_id))
 
@@ -249,11 +249,11 @@ async def save_profile(request: Request) -> Response:
     form = await request.form()
     check_csrf(request, str(form.get("csrf") or ""))
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     about = str(form.get("about") or "")
     codes = [str(v) for v in form.getlist("languages")]
     try:
-        store.update_profile(user.id, about, codes)
+        site.profiles.update_profile(user.id, about, codes)
     except StoreError as exc:
         return _profile(request, user.name, exc.status, message_of(exc, lang_of(request, user)), about)
     return redirect(request, f"/users/{user.name}")
@@ -268,7 +268,7 @@ def leaderboard_page(request: Request, kind: str,
     if kind not in eng.games():
         return render(request, "error.html", user, status=404, message=t("err_unknown_game", lang, game=kind))
     per_page = 50
-    board = portal_of(request).store.leaderboard(kind, per_page, (page - 1) * per_page)
+    board = portal_of(request).site.ratings.leaderboard(kind, per_page, (page - 1) * per_page)
     pages = max(1, -(-board.total // per_page))
     return render(request, "leaderboard.html", user, game=eng.load(kind), board=board, page=page, pages=pages,
                   min_games=LEADERBOARD_MIN_GAMES)

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
+from ludothek.services.community.history import ReplayBook, replay_seats
+from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES
+from ludothek.services.community.ratings import RatingInfo
 from ludothek.storage import BadRequest, GameInfo, NotFound, UserInfo
-from ludothek.storage.history import ReplayBook, replay_seats
-from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
-from ludothek.storage.ratings import RatingInfo
 
 from .api import Lang, MaybeUser, User
 from .apimodels import RecordOut, SeatResultOut
@@ -209,10 +209,10 @@ def imported_names_or_default(book: ReplayBook, lang: str) -> list[str]:
 def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
              before: Annotated[int | None, Query(ge=1, description="only entries numbered below this")] = None,
              limit: Annotated[int, Query(ge=1, le=500, description="at most this many lines")] = 100) -> LogPage:
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer = info.seat_of(user.id if user else None)
-    info, lines = store.log_page(game_id, viewer, lang or lang_of(request, user), before, limit)
+    info, lines = site.history.log_page(game_id, viewer, lang or lang_of(request, user), before, limit)
     first = lines[0]["n"] if lines else 1
     return LogPage(game=game_id, seq=info.seq, lines=[LogLine(**line) for line in lines],
                    earlier=first if first > 1 else None)
@@ -225,16 +225,16 @@ def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)],
     """While a game runs, only my own seat's past views (or a spectator's) may be asked for: another
     seat is refused with 403 ``replay_seat``.  The log is the one the chosen viewer may read; once the
     game is over it is the whole log."""
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
     uid = user.id if user else None
     try:
-        info, rs = store.replay_step(game_id, step, seat, uid, language)
+        info, rs = site.history.replay_step(game_id, step, seat, uid, language)
     except BadRequest as exc:
         if exc.params.get("code_key") != "bad_step":
             raise
         raise NotFound(exc.message, **exc.params) from None  # a step the game has not reached: no such resource
-    book = store.replay_book(info)
+    book = site.history.replay_book(info)
     return replay_out(book, info.id, rs.step, rs.seat, replay_seats(info, uid), rs.state, _last(rs.log, log),
                       rs.extras, info.seat_names(), info.result)
 
@@ -251,9 +251,9 @@ def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
              summary="Check a record from elsewhere and show one of its steps (nothing is stored)")
 def replay_record(body: RecordIn, request: Request, user: MaybeUser) -> ReplayStepOut:
     """A record that does not replay is refused with 400 ``bad_record``, naming the first bad action."""
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = body.lang or lang_of(request, user)
-    _, book = store.imported_book(body.record)
+    _, book = site.history.imported_book(body.record)
     step = book.length if body.step is None else body.step
     if step > book.length:
         from ludothek.storage import BadRequest
@@ -271,9 +271,9 @@ def replay_record(body: RecordIn, request: Request, user: MaybeUser) -> ReplaySt
 
 # ----------------------------------------------------------------------------- profiles
 def profile_out(request: Request, name: str, lang: str) -> ProfileOut:
-    store = portal_of(request).store
-    profile = store.profile(name)
-    ratings = store.ratings_of(profile.user_id)
+    site = portal_of(request).site
+    profile = site.profiles.profile(name)
+    ratings = site.ratings.ratings_of(profile.user_id)
     stats = {s.game: s for s in profile.stats}
     kinds = sorted(set(stats) | set(ratings))
     games = [GameStatsOut(game=k, title=_title(k, lang), played=stats[k].played if k in stats else 0,
@@ -282,8 +282,8 @@ def profile_out(request: Request, name: str, lang: str) -> ProfileOut:
     return ProfileOut(
         name=profile.name, guest=profile.is_guest, member_since=profile.member_since,
         languages=list(profile.languages), about=profile.about, games=games,
-        finished=[game_ref(g, lang) for g in store.finished_games_of(profile.user_id, 10)],
-        running=[game_ref(g, lang) for g in store.running_games_of(profile.user_id)],
+        finished=[game_ref(g, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
+        running=[game_ref(g, lang) for g in site.profiles.running_games_of(profile.user_id)],
     )
 
 
@@ -303,8 +303,8 @@ def get_profile(name: UserName, request: Request, user: MaybeUser, lang: Lang = 
 def put_profile(body: ProfileIn, request: Request, user: User) -> ProfileOut:
     """``about`` is plain text of at most 500 characters (line breaks allowed, other control characters
     refused with 400 ``about_control``); ``languages`` are codes from the list above."""
-    store = portal_of(request).store
-    store.update_profile(user.id, body.about, body.languages)
+    site = portal_of(request).site
+    site.profiles.update_profile(user.id, body.about, body.languages)
     return profile_out(request, user.name, user.lang)
 
 
@@ -320,7 +320,7 @@ def leaderboard(kind: GameKind, request: Request,
                 limit: Annotated[int, Query(ge=1, le=200)] = 50,
                 offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0) -> LeaderboardOut:
     _known_kind(kind)
-    board = portal_of(request).store.leaderboard(kind, limit, offset)
+    board = portal_of(request).site.ratings.leaderboard(kind, limit, offset)
     return LeaderboardOut(game=kind, total=board.total, offset=offset, rows=[
         LeaderRow(rank=r.rank or 0, name=r.name, guest=r.is_guest, conservative=r.conservative, mu=r.mu,
                   sigma=r.sigma, games=r.games, wins=r.wins) for r in board.rows])
@@ -331,11 +331,11 @@ def leaderboard(kind: GameKind, request: Request,
 def rating_history(name: UserName, kind: GameKind, request: Request,
                    limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> RatingHistoryOut:
     _known_kind(kind)
-    store = portal_of(request).store
-    target: UserInfo | None = store.user_by_name(name)
+    site = portal_of(request).site
+    target: UserInfo | None = site.accounts.user_by_name(name)
     if target is None:
         raise NotFound(f"there is no user called {name!r}", code_key="no_user")
-    points = store.rating_history(target.id, kind, limit)
-    return RatingHistoryOut(name=target.name, game=kind, rating=rating_out(store.ratings_of(target.id).get(kind)),
+    points = site.ratings.rating_history(target.id, kind, limit)
+    return RatingHistoryOut(name=target.name, game=kind, rating=rating_out(site.ratings.ratings_of(target.id).get(kind)),
                             history=[RatingPointOut(game_id=p.game_id, at=p.at, place=p.place, mu=p.mu,
                                                     sigma=p.sigma, conservative=p.conservative) for p in points])

@@ -20,8 +20,8 @@ from starlette.responses import Response
 
 from ludothek import engine as eng
 from ludothek.engine.plural import plural
+from ludothek.services.lobby import BOT_LEVELS, DEFAULT_FORM_BOT, PORTAL_BOTS
 from ludothek.storage import BadRequest, StoreError, UserInfo
-from ludothek.storage.lobby import BOT_LEVELS, DEFAULT_FORM_BOT, PORTAL_BOTS
 
 from .context import (
     GameId,
@@ -210,12 +210,12 @@ CsrfField = Annotated[str, Form()]
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
     user = current_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     lang = lang_of(request, user)
-    open_games = [game_summary(g, user, lang) for g in store.open_games(user)]
+    open_games = [game_summary(g, user, lang) for g in site.lobby.open_games(user)]
     mine = None
     if user is not None:
-        groups = store.my_games(user.id)
+        groups = site.lobby.my_games(user.id)
         mine = {k: [game_summary(g, user, lang) for g in v] for k, v in groups.items()}
     return render(request, "home.html", user, open_games=open_games, mine=mine,
                   catalog=[eng.load(g) for g in eng.games()])
@@ -224,7 +224,7 @@ def home(request: Request) -> Response:
 @router.get("/next")
 def next_game(request: Request) -> Response:
     user = need_user(request)
-    gid = portal_of(request).store.next_waiting(user.id)
+    gid = portal_of(request).site.lobby.next_waiting(user.id)
     return redirect(request, f"/games/{gid}" if gid is not None else "/?waiting=none")
 
 
@@ -246,7 +246,7 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
     address = client_address(request)
     try:
         portal.throttle.attempt(name, address)  # counted before the check: bursts cannot slip past
-        user = portal.store.authenticate(name, password)
+        user = portal.site.accounts.authenticate(name, password)
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
@@ -263,11 +263,11 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
 def register(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     lang = lang_of(request)
     try:
         portal.limits.hit("register", client_address(request))
-        user = store.register(name, password, lang)
+        user = site.accounts.register(name, password, lang)
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
                       error=message_of(exc, lang))
@@ -280,7 +280,7 @@ def guest(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     portal.limits.hit("guest", client_address(request))
-    user = portal.store.create_guest(lang_of(request))
+    user = portal.site.accounts.create_guest(lang_of(request))
     log_in(request, user)
     return redirect(request, "/")
 
@@ -299,7 +299,7 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
         raise BadRequest("language must be de or en")
     user = current_user(request)
     if user is not None:
-        portal_of(request).store.set_lang(user.id, lang)
+        portal_of(request).site.accounts.set_lang(user.id, lang)
     session = session_of(request)
     session.lang = lang
     session.dirty = True
@@ -321,7 +321,7 @@ def new_game_form(request: Request, game: str | None = None) -> Response:
         for i, name in enumerate(invites, start=1):
             values[f"seat{i}"], values[f"seat{i}_name"] = "invite", name
     return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values=values,
-                  friends=portal_of(request).store.friend_names(user.id))
+                  friends=portal_of(request).site.social.friend_names(user.id))
 
 
 @router.post("/new")
@@ -346,7 +346,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
     rows beyond N are still submitted, so they must be ignored here.
     """
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     game_id = form.get("game", "")
     try:
         game = eng.load(game_id)
@@ -355,7 +355,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 
     def refuse(message: str, status: int = 400) -> Response:
         return render(request, "new_game.html", user, status=status, games=[eng.load(g) for g in eng.games()],
-                      chosen=game, error=message, values=form, friends=store.friend_names(user.id))
+                      chosen=game, error=message, values=form, friends=site.social.friend_names(user.id))
 
     try:
         players = int(form.get("players", ""))
@@ -371,7 +371,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         name = form.get(f"seat{i}_name", "").strip()
         if kind == "invite" and not name:
             return refuse(t("err_invite_name", user.lang, n=i + 1))
-        if kind == "invite" and store.user_by_name(name) is None:
+        if kind == "invite" and site.accounts.user_by_name(name) is None:
             return refuse(t("err_no_user_named", user.lang, n=i + 1, name=name), 404)
         if kind == "bot":
             # The store refuses a strength it does not offer, with the form kept.
@@ -380,7 +380,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         seats.append({"kind": kind, "user": name or None})
     try:
         limit_game_creation(request, user)
-        gid = store.create_game(user, game.id, players, options, seats,
+        gid = site.lobby.create_game(user, game.id, players, options, seats,
                                 time_control=form.get("time_control") or None)
     except StoreError as exc:
         return refuse(message_of(exc, user.lang), exc.status)
@@ -390,28 +390,28 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 @router.post("/games/{game_id}/join")
 def join(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.join(game_id, need_user(request))
+    portal_of(request).site.lobby.join(game_id, need_user(request))
     return redirect(request, f"/games/{game_id}")
 
 
 @router.post("/games/{game_id}/leave")
 def leave(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.leave(game_id, need_user(request))
+    portal_of(request).site.lobby.leave(game_id, need_user(request))
     return redirect(request, "/")
 
 
 @router.post("/games/{game_id}/cancel")
 def cancel(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.cancel(game_id, need_user(request))
+    portal_of(request).site.lobby.cancel(game_id, need_user(request))
     return redirect(request, "/")
 
 
 @router.post("/games/{game_id}/resign")
 def resign(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.resign(game_id, need_user(request))
+    portal_of(request).site.clocks.resign(game_id, need_user(request))
     return redirect(request, f"/games/{game_id}")
 
 
@@ -419,7 +419,7 @@ def resign(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
 def abandon(request: Request, game_id: GameId, csrf: CsrfField,
             agree: Annotated[str, Form()] = "yes") -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.vote_abandon(game_id, need_user(request), agree == "yes")
+    portal_of(request).site.clocks.vote_abandon(game_id, need_user(request), agree == "yes")
     return redirect(request, f"/games/{game_id}")
 
 
@@ -480,7 +480,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
     """The game page, or only its ``#game`` part (htmx swaps and live updates)."""
     portal = portal_of(request)
     lang = lang_of(request, user)
-    with portal.store.state(game_id) as (info, tracked):
+    with portal.site.play.state(game_id) as (info, tracked):
         game = eng.load(info.game)
         chat = _chat_context(request, info, user) if full else {}
         summary = game_summary(info, user, lang)
@@ -490,7 +490,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "board_template": _board_template(portal.templates, game.id),
             "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
             "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
-            "clock": clock_by_seat(portal.store.clock_view(info), lang),
+            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang),
             "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
             **chat,
@@ -526,9 +526,9 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
     """One click = one engine action.  A refusal re-renders the board with the reason."""
     check_csrf(request, csrf)
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
-        info = store.game(game_id)
+        info = site.games.game(game_id)
         seat = info.seat_of(user.id)
         if seat is None:
             raise LoginNeeded("you do not play in this game", code_key="not_seated")
@@ -538,9 +538,9 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
             raise BadRequest("seq must be a whole number") from None
         limit_per_user_and_address(request, user, "move")
         if action == eng.UNDO:
-            store.undo(game_id, seat, seq_no)
+            site.play.undo(game_id, seat, seq_no)
         else:
-            store.submit(game_id, seat, action, seq_no)
+            site.play.submit(game_id, action, seq_no, seat=seat)
         portal_of(request).hub.wait_flushed()  # its live update is out before the answer (see live.py)
     except StoreError as exc:
         refused = game_fragment(request, game_id, user, error=message_of(exc, user.lang), status=exc.status)

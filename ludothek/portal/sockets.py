@@ -32,9 +32,9 @@ def _user_of(websocket: WebSocket) -> UserInfo | None:
     portal = portal_of(websocket)
     token = websocket.query_params.get("token") or bearer_token(websocket)
     if token:
-        return portal.store.user_by_token(token)
+        return portal.site.sessions.user_by_token(token)
     session = portal.codec.load(websocket.cookies.get(COOKIE))
-    return portal.store.session_user(session.sid) if session.sid is not None else None
+    return portal.site.sessions.session_user(session.sid) if session.sid is not None else None
 
 
 async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
@@ -53,7 +53,7 @@ async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
         return None
     address = websocket.client.host if websocket.client else "?"
     portal = portal_of(websocket)
-    portal.store.touch(user.id)
+    portal.site.social.touch(user.id)
     if not portal.sockets.open(user.id, address):
         await websocket.close(code=1013, reason="too many live connections; close another tab")
         return None

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, exists, select, update
 
-from ludothek.bots import BOTS
+from ludothek.botlevels import BOT_NAMES
 from ludothek.engine import TERMINAL
 
 from .models import ActionRow, GameRow, SeatRow
 
 #: The bot that fills a seat left empty by the old race (the timeout takeover bot, where known).
-REPAIR_BOT = "medium" if "medium" in BOTS else "random"
+REPAIR_BOT = "medium" if "medium" in BOT_NAMES else "random"
 
 
 @dataclass(frozen=True)

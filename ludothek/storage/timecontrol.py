@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from ludothek.bots import BOTS
+from ludothek.botlevels import BOT_NAMES
 
 from .errors import BadRequest
 from .info import GameInfo
@@ -23,7 +23,7 @@ DAY = 86_400.0
 #: The fixed times per move a game may choose, in days.
 MOVE_DAYS = (1, 2, 3, 5, 7, 14)
 #: The bot that plays on for a player who timed out or resigned.
-TAKEOVER_BOT = "medium" if "medium" in BOTS else "random"
+TAKEOVER_BOT = "medium" if "medium" in BOT_NAMES else "random"
 VACATION_DAYS_PER_YEAR = 30
 
 
