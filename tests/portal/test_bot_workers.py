@@ -294,9 +294,9 @@ def test_a_turn_whose_move_fails_to_store_is_tried_again_after_the_lease(tmp_pat
     seq = site.games.game(gid).seq
     worker = BotWorker(site, delay=0.0, owner="w")
     real_submit = site.play.submit
-    monkeypatch.setattr(site, "submit", lambda *a, **k: (_ for _ in ()).throw(OSError("disk gone")))
+    monkeypatch.setattr(site.play, "submit", lambda *a, **k: (_ for _ in ()).throw(OSError("disk gone")))
     assert worker.run_once(T0) == 1 and site.games.game(gid).seq == seq
-    monkeypatch.setattr(site, "submit", real_submit)
+    monkeypatch.setattr(site.play, "submit", real_submit)
     assert worker.run_once(T0 + timedelta(seconds=1)) == 0  # still claimed
     assert worker.run_once(T0 + LEASE) == 1
     assert site.games.game(gid).seq > seq
@@ -587,7 +587,7 @@ def test_a_bot_move_that_meets_a_change_of_seats_is_thought_again_at_once(tmp_pa
             changed.append(True)
         return real_submit(*args, **kwargs)
 
-    monkeypatch.setattr(site, "submit", submit)
+    monkeypatch.setattr(site.play, "submit", submit)
     worker = BotWorker(site, delay=0.0, owner="w")
     assert worker.run_once(T0) == 1 and worker.played == 0 and site.games.game(gid).seq == seq
     assert _claims_of(site)[gid] == (None, None)  # given back

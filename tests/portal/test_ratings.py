@@ -200,7 +200,7 @@ def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) 
     expected = {(a, "toyrank"): (2, 2), (b, "toyrank"): (3, 1), (c, "toyrank"): (3, 2)}
     assert stats_table(site) == expected
     profile = site.profiles.profile("Bruno")
-    assert [(s.games.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
+    assert [(s.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
     # The abandoned game is over: the first of bruno's last games, and no count, place or rating.
     last = site.profiles.finished_games_of(b, 10)
     assert last[0].id == abandoned and last[0].status == "abandoned"
@@ -383,11 +383,11 @@ def test_a_move_refused_to_break_a_deadlock_is_written_again(caplog: pytest.LogC
         real = site.play.writer.transaction
         refusals = [1]
 
-        def deadlocked_once(*args: Any, **kwargs: Any) -> None:
+        def deadlocked_once(*args: Any, **kwargs: Any) -> bool:
             if refusals:
                 refusals.pop()
                 raise psycopg.errors.DeadlockDetected("deadlock detected")
-            real(*args, **kwargs)
+            return real(*args, **kwargs)
 
         site.play.writer.transaction = deadlocked_once  # type: ignore[method-assign]
         with caplog.at_level("WARNING", logger="ludothek.storage.play"):
