@@ -29,6 +29,7 @@ from ludothek.storage.text import check_text
 
 from .accounts import check_password
 from .runtime import UserCache
+from .sessions import Sessions
 
 #: Verification and reset mails a user can cause per hour.
 MAIL_LIMIT = 5
@@ -93,9 +94,10 @@ def check_timezone(name: Any) -> str:
 class Notify:
     """Addresses, settings, mail links, and the counts the pages show."""
 
-    def __init__(self, db: Database, hasher: PasswordHasher, users: UserCache) -> None:
+    def __init__(self, db: Database, hasher: PasswordHasher, sessions: Sessions, users: UserCache) -> None:
         self.db = db
         self.hasher = hasher
+        self.sessions = sessions
         self.users = users
 
 
@@ -268,9 +270,7 @@ class Notify:
                 raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
             self._use_nonce(conn, nonce, now)
             conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
-        end_sessions = getattr(self, "end_sessions", None)
-        if end_sessions is not None:
-            end_sessions(user_id)
+        self.sessions.end_sessions(user_id)
         self.users.forget(user_id)
 
     # ------------------------------------------------------------------ what waits for a user

@@ -77,6 +77,6 @@ class Site:
         self.profiles = Profiles(self.db, self.games)
         self.social = Social(self.db, self.accounts, self.lobby)
         self.outbox = Outbox(self.db)
-        self.notify = Notify(self.db, self.hasher, self.users)
+        self.notify = Notify(self.db, self.hasher, self.sessions, self.users)
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
