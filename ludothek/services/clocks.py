@@ -41,7 +41,7 @@ from ludothek.storage.timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YE
 
 from .runtime import GameLocks, Listeners, StateCache
 
-# ----------------------------------------------------------------------------- the store's part
+# ----------------------------------------------------------------------------- the service
 #: How long before a deadline the reminder mail goes out.
 REMINDER_AHEAD = timedelta(hours=24)
 

@@ -139,7 +139,7 @@ class Lobby:
             )
         with self.db.engine.begin() as conn:
             if invited:
-                # Blocks are checked under the users' row locks, which `SocialStore.block` takes too.
+                # Blocks are checked under the users' row locks, which `Social.block` takes too.
                 lock_users(conn, [creator.id, *invited])
                 refuse_blocked_invitations(conn, creator.id, invited)
             gid = conn.execute(
@@ -198,7 +198,7 @@ class Lobby:
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
             # Before this join and the start it may bring write rows that refer to these users: in id order.
             share_users(conn, [user.id, self._creator(conn, game_id), *(s.user_id for s in seats)])
-            # Under the game's claim, which `SocialStore.block` takes too: a block committed first is seen here.
+            # Under the game's claim, which `Social.block` takes too: a block committed first is seen here.
             refuse_blocked_seat(conn, user.id, [s.user_id for s in seats if s.kind == "player"])
             mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
             free = mine or [s for s in seats if s.kind == "open"]

@@ -89,7 +89,7 @@ class Sessions:
         return aware(value)
 
     def _refuse_blocked(self, user_id: int) -> None:
-        """No new session or token for a blocked account (`ludothek.storage.admin`)."""
+        """No new session or token for a blocked account (`ludothek.services.admin`)."""
         with self.db.engine.begin() as conn:
             if conn.execute(select(User.blocked_at).where(User.id == user_id)).scalar() is not None:
                 raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")

@@ -1,6 +1,6 @@
 """Finding and repairing lobby damage that older versions could leave behind.
 
-Before every lobby change claimed its game row (see `LobbyStore._open_game`),
+Before every lobby change claimed its game row (see `Lobby._open_game`),
 two server processes could interleave a leave with the last join, or a cancel
 with a join.  That left two kinds of damage, which `lobby_problems` finds and
 `repair_lobby` mends (``ludothek admin check-lobby [--repair]``):

@@ -1,6 +1,6 @@
-"""Time controls and deadlines as pure arithmetic (the store's use of them: `ludothek.storage.clocks`).
+"""Time controls and deadlines as pure arithmetic (the store's use of them: `ludothek.services.clocks`).
 
-Kept apart from the store so that the move path (`ludothek.storage.play`) can
+Kept apart from the store so that the move path (`ludothek.storage.moves`) can
 compute the next deadline without importing the clock store built on top of it.
 """
 

@@ -151,7 +151,7 @@ class BotWorker:
         self._wake.set()
 
     def on_event(self, event: GameEvent) -> None:
-        """Store listener, when the worker shares a process with the store's writers: wake at once."""
+        """Site listener, when the worker shares a process with the site's writers: wake at once."""
         if event.bot_to_move and event.status == "running":
             self._wake.set()
 

@@ -43,7 +43,7 @@ DIGEST_CHECK = timedelta(minutes=1)
 #: At most this many batches of mails in one pass of the sender (then the runner goes again at once
 #: if any was sent, or after its interval).
 MAX_BATCHES = 40
-#: How often a sender deletes finished mails older than its ``keep`` (`Store.prune_mail`).
+#: How often a sender deletes finished mails older than its ``keep`` (`Outbox.prune_mail`).
 PRUNE_EVERY = timedelta(hours=1)
 
 

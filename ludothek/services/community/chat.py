@@ -12,7 +12,7 @@ stored (tabs and line breaks become spaces), a lone surrogate is refused, and
 what remains is at most `MAX_CHAT_LENGTH` characters.  Pages escape it, the API
 hands it out as a JSON string, the browser inserts it as text.
 
-A user never reads the messages of someone they blocked (`ludothek.storage.social`),
+A user never reads the messages of someone they blocked (`ludothek.services.community.social`),
 in pages, API or live messages; the count of hidden messages is shown instead.
 
 Any reader (not the author) may report a message once; the reports wait for the

@@ -174,7 +174,7 @@ class ReplayStep:
     seat: int | None
     state: State
     log: list[dict[str, Any]]
-    #: Per-step extras of other concerns (chat messages written up to this step; see `HistoryStore.replay_extras`).
+    #: Per-step extras of other concerns (chat messages written up to this step; see `Chat.replay_extras`).
     extras: list[dict[str, Any]]
 
 

@@ -1,4 +1,4 @@
-"""The ratings the store hands out: leaderboards, a player's ratings and history, and recomputing them.
+"""The ratings the site hands out: leaderboards, a player's ratings and history, and recomputing them.
 
 How a game is rated, and the rules, are in `ludothek.storage.rating_update`.
 """
@@ -24,7 +24,7 @@ from ludothek.storage.rating_update import (
 )
 
 
-# ----------------------------------------------------------------------------- what the store hands out
+# ----------------------------------------------------------------------------- what the service hands out
 @dataclass(frozen=True)
 class RatingInfo:
     """A player's rating in one game kind."""

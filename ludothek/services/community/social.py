@@ -15,11 +15,11 @@ the blocked user created that game).  Running games are not touched: nobody can
 be taken out of a game that has started.
 
 **Across server processes.**  The refusals run inside the lobby's own
-transactions (`ludothek.storage.lobby`), against the block rows as they are at
+transactions (`ludothek.services.lobby`), against the block rows as they are at
 that moment, and a block serializes with every lobby change that could seat the
 two together:
 
-- A join claims its game row first (``LobbyStore._open_game``); `block` claims
+- A join claims its game row first (``Lobby._open_game``); `block` claims
   every waiting game either of the two sits in before it looks at the seats.
   Whichever claim comes second sees what the first one committed.
 - Creating a game with invitations and `block` both lock the user rows involved
@@ -81,7 +81,7 @@ class BlockInfo:
     since: datetime
 
 
-# ----------------------------------------------------------------------------- the store's part
+# ----------------------------------------------------------------------------- the service
 class Social:
     """Friend lists, block lists and last activity."""
 
