@@ -1,14 +1,15 @@
-"""The transactional outbox: mails are queued in the transaction of what caused them, sent later.
+"""The transactional outbox, the senders' side (`Outbox`): mails are queued in the transaction of what
+caused them, sent later.
 
 Queuing is one ``INSERT`` into ``outbox`` inside the caller's transaction, so
 a crash can neither lose a notification nor send one for a move that was not
 stored.  Whether anybody wants the mail (a verified address, the settings) is
 decided by the sender, not here: the move path stays one cheap statement.
 
-Other code queues mail with::
+Other code queues mail (`ludothek.storage.outbox`) with::
 
     from ludothek.storage.outbox import queue_mail
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         ...                                    # the change that causes the mail
         queue_mail(conn, user_id, "reminder", {"deadline": "..."}, game_id=gid)
 
