@@ -2,7 +2,7 @@
 
 - A database with 10,000 users and 100,000 finished games (2 to 4 players, every kind, some users
   far more active than others) is written directly, and every rating is computed from it with
-  ``Store.recompute_ratings`` (timed: the same work ``ludothek ratings --recompute`` does).
+  ``Ratings.recompute_ratings`` (timed: the same work ``ludothek ratings --recompute`` does).
 - GET ``/games/<kind>/leaderboard`` and ``/users/<name>`` (random users, the most active too) and
   their JSON counterparts: p50/p95 over sequential requests to a ``ludothek serve`` subprocess.
 - A 1,000-entry game (Carpe Diem, four players, random play with undos until the history holds

@@ -2,7 +2,7 @@
 
 Sessions and API tokens are looked up fresh on every request (never cached), so
 that ending one works at once on every server process (``docs/security.md``).
-This measures one lookup — ``Store.user_by_token`` and ``Store.session_user``
+This measures one lookup — ``Sessions.user_by_token`` and ``Sessions.session_user``
 — on SQLite and, when reachable, PostgreSQL, in microseconds of wall time.
 
 Run: ``.venv/bin/python -m benchmarks credentials`` (or ``make bench``).

@@ -1,6 +1,6 @@
 """What mail costs: moves per second with the outbox on and off, and mails per second to SMTP.
 
-Moves: two people play Machi Koro through ``Store.submit`` (the same write path
+Moves: two people play Machi Koro through ``Play.submit`` (the same write path
 as the API, without HTTP) on SQLite.  "on" queues an outbox row with *every*
 move (the worst case; normally only a move that hands the turn to another
 person does), "off" switches the outbox off.  The two run side by side, one

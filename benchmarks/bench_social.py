@@ -1,10 +1,10 @@
 """Friends, blocks and the game chat in the store (SQLite file, one process): the reads every page makes.
 
-- A friend list at its largest (500 friends, each with a last activity): ``Store.friends``.
+- A friend list at its largest (500 friends, each with a last activity): ``Social.friends``.
 - The game page's chat panel (the latest 100 of a chat at its largest, 2,000 messages, for a reader who
-  blocked one of the authors): ``Store.chat``; and a replay step's chat (``replay_extras`` at a random step).
-- Writing a message (``Store.post_chat``, without the rate limit), and the lobby's open-games list for a
-  user with 200 blocks among 300 waiting games (``Store.open_games``, which leaves out blocked creators),
+  blocked one of the authors): ``Chat.chat``; and a replay step's chat (``replay_extras`` at a random step).
+- Writing a message (``Chat.post_chat``, without the rate limit), and the lobby's open-games list for a
+  user with 200 blocks among 300 waiting games (``Lobby.open_games``, which leaves out blocked creators),
   beside the same list for a visitor (nothing to leave out: what the block filter costs or saves).
 
 p50/p95 over ``REPEAT`` calls each.  Run alone: ``python -m benchmarks social``.
