@@ -24,7 +24,8 @@ from datetime import datetime
 from argon2 import PasswordHasher
 
 from ludothek.devtools.postgres import postgres_url, reset_database
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.workers.bots import BotWorker
 
 Row = tuple[str, float, str, str]
@@ -51,21 +52,21 @@ def measure(url: str, turns: int = 1000, games: int = 20, seed: int = 1) -> tupl
     """(worker thread's CPU seconds per bot turn, wall seconds per bot turn, turns played)."""
     engine = make_engine(url)
     migrate(engine)
-    store = Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    site = Site(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
     rng = random.Random(seed)
-    person = store.register(f"person{seed}x{rng.randrange(10**6)}", "password-p")
+    person = site.accounts.register(f"person{seed}x{rng.randrange(10**6)}", "password-p")
 
     def new_game() -> int:
-        return store.create_game(person, GAME, 2, {}, [{"kind": "me"}, {"kind": "bot", "bot": "easy"}])
+        return site.lobby.create_game(person, GAME, 2, {}, [{"kind": "me"}, {"kind": "bot", "bot": "easy"}])
 
     gids = [new_game() for _ in range(games)]
-    worker = _TimedWorker(store, delay=0.0, interval=0.01, owner="bench")
+    worker = _TimedWorker(site, delay=0.0, interval=0.01, owner="bench")
     worker.start()
     try:
         played, cpu, start = worker.played, worker.cpu, time.perf_counter()
         while worker.played - played < turns and time.perf_counter() - start < LIMIT:
             for k, gid in enumerate(gids):
-                with store.state(gid) as (info, tracked):
+                with site.play.state(gid) as (info, tracked):
                     if info.status != "running" or tracked is None:
                         gids[k] = new_game()
                         continue
@@ -74,7 +75,7 @@ def measure(url: str, turns: int = 1000, games: int = 20, seed: int = 1) -> tupl
                         continue
                     action = rng.choice(tracked.state.legal_actions())
                 with contextlib.suppress(Exception):  # a stale read: the next round tries again
-                    store.submit(gid, seat, action, info.seq)
+                    site.play.submit(gid, action, info.seq, seat=seat)
             time.sleep(0.001)
         done = worker.played - played
         used, wall = worker.cpu - cpu, time.perf_counter() - start

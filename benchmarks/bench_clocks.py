@@ -41,7 +41,7 @@ def run() -> list[Row]:
         settings = Settings(db_url=f"sqlite:///{tmp}/clocks.sqlite3", bot_delay=0.0, rate_limits=False,
                             hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1), max_open_games=1000)
         with TestClient(create_app(settings)) as client:
-            store: Any = client.app.state.portal.store  # type: ignore[attr-defined]
+            site: Any = client.app.state.portal.site  # type: ignore[attr-defined]
             ann, bob = _user(client, "ann"), _user(client, "bob")
             games = []
             for _ in range(GAMES):
@@ -52,20 +52,20 @@ def run() -> list[Row]:
             start = datetime.now(UTC) + timedelta(seconds=1)
             deadlines: dict[int, datetime] = {}
             seqs: dict[int, int] = {}
-            with store.engine.begin() as conn:
+            with site.engine.begin() as conn:
                 for i, gid in enumerate(games):
                     due = start + timedelta(seconds=3 * i / GAMES)
                     conn.execute(update(GameRow).where(GameRow.id == gid).values(deadline=due))
                     deadlines[gid] = due
                     seqs[gid] = conn.execute(select(GameRow.seq).where(GameRow.id == gid)).scalar_one()
             for gid in games:
-                store._info_cache.pop(gid, None)
+                site.games.info_cache.pop(gid, None)
             took_over: dict[int, float] = {}
             moved: dict[int, float] = {}
             stop = time.monotonic() + 30
             while len(moved) < GAMES and time.monotonic() < stop:
                 now = datetime.now(UTC)
-                with store.engine.begin() as conn:
+                with site.engine.begin() as conn:
                     for gid in games:
                         if gid not in took_over and conn.execute(
                             select(SeatRow.seat).where(SeatRow.game_id == gid, SeatRow.left_as == "timed_out")

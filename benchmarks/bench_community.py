@@ -2,7 +2,7 @@
 
 - A database with 10,000 users and 100,000 finished games (2 to 4 players, every kind, some users
   far more active than others) is written directly, and every rating is computed from it with
-  ``Store.recompute_ratings`` (timed: the same work ``ludothek ratings --recompute`` does).
+  ``Ratings.recompute_ratings`` (timed: the same work ``ludothek ratings --recompute`` does).
 - GET ``/games/<kind>/leaderboard`` and ``/users/<name>`` (random users, the most active too) and
   their JSON counterparts: p50/p95 over sequential requests to a ``ludothek serve`` subprocess.
 - A 1,000-entry game (Carpe Diem, four players, random play with undos until the history holds
@@ -31,7 +31,8 @@ from sqlalchemy import insert
 from ludothek import engine as eng
 from ludothek.engine.conformance import random_action
 from ludothek.engine.registry import GAME_MODULES
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import ActionRow, GameRow, SeatRow, User
 
 from .bench_portal import Server, _pct
@@ -174,9 +175,9 @@ def run() -> list[Row]:
         names = _fill(url, rng)
         fill_s = time.perf_counter() - start
         engine = make_engine(url)
-        store = Store(engine)
+        site = Site(engine)
         start = time.perf_counter()
-        rated, players = store.recompute_ratings()
+        rated, players = site.ratings.recompute_ratings()
         recompute_s = time.perf_counter() - start
         engine.dispose()
         note = f"{USERS:,} users, {GAMES:,} finished games, SQLite"

@@ -2,7 +2,7 @@
 
 Sessions and API tokens are looked up fresh on every request (never cached), so
 that ending one works at once on every server process (``docs/security.md``).
-This measures one lookup — ``Store.user_by_token`` and ``Store.session_user``
+This measures one lookup — ``Sessions.user_by_token`` and ``Sessions.session_user``
 — on SQLite and, when reachable, PostgreSQL, in microseconds of wall time.
 
 Run: ``.venv/bin/python -m benchmarks credentials`` (or ``make bench``).
@@ -17,7 +17,8 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 
 from ludothek.devtools.postgres import postgres_url, reset_database
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 
 Row = tuple[str, float, str, str]
 CALLS = 5000
@@ -34,13 +35,13 @@ def _per_call(fn: Callable[[], object], calls: int = CALLS) -> float:
 def _measure(url: str, label: str) -> list[Row]:
     engine = make_engine(url)
     migrate(engine)
-    store = Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
-    user = store.register("bench", "password-bench")
-    token = store.create_token(user.id, "bench")
-    sid = store.open_session(user.id)
+    site = Site(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    user = site.accounts.register("bench", "password-bench")
+    token = site.sessions.create_token(user.id, "bench")
+    sid = site.sessions.open_session(user.id)
     rows: list[Row] = [
-        (f"credentials {label}: token lookup", _per_call(lambda: store.user_by_token(token)), "µs", "per request"),
-        (f"credentials {label}: session lookup", _per_call(lambda: store.session_user(sid)), "µs", "per request"),
+        (f"credentials {label}: token lookup", _per_call(lambda: site.sessions.user_by_token(token)), "µs", "per request"),
+        (f"credentials {label}: session lookup", _per_call(lambda: site.sessions.session_user(sid)), "µs", "per request"),
         (f"credentials {label}: pool round trip", _per_call(lambda: _select_one(engine)), "µs",
          "checkout + SELECT 1 + return, for scale"),
     ]

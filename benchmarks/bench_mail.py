@@ -1,6 +1,6 @@
 """What mail costs: moves per second with the outbox on and off, and mails per second to SMTP.
 
-Moves: two people play Machi Koro through ``Store.submit`` (the same write path
+Moves: two people play Machi Koro through ``Play.submit`` (the same write path
 as the API, without HTTP) on SQLite.  "on" queues an outbox row with *every*
 move (the worst case; normally only a move that hands the turn to another
 person does), "off" switches the outbox off.  The two run side by side, one
@@ -22,7 +22,8 @@ from pathlib import Path
 
 from argon2 import PasswordHasher
 
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import utcnow
 
 Row = tuple[str, float, str, str]
@@ -30,35 +31,35 @@ MOVES = 5000
 MAILS = 300
 
 
-def _store(path: Path) -> Store:
+def _site(path: Path) -> Site:
     engine = make_engine(f"sqlite:///{path}")
     migrate(engine)
-    return Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    return Site(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
 
 
 class _Player:
     """Two people playing Machi Koro in one store, one move at a time (a new game when one ends)."""
 
-    def __init__(self, store: Store, on: bool, rng: random.Random, every_move: bool = True) -> None:
-        self.store, self.rng = store, rng
-        self.anna = store.register("anna", "password-anna")
-        self.bert = store.register("bert", "password-bert")
-        store.mail_on_moves = on
+    def __init__(self, site: Site, on: bool, rng: random.Random, every_move: bool = True) -> None:
+        self.site, self.rng = site, rng
+        self.anna = site.accounts.register("anna", "password-anna")
+        self.bert = site.accounts.register("bert", "password-bert")
+        site.play.mail_on_moves = on
         if on and every_move:  # every move queues a mail: the worst case for the move path
             every = [(self.bert.id, "turn", '{"by": 0}')]
-            store._move_mails = lambda info, seat, to_move: every  # type: ignore[method-assign]
+            site.play._move_mails = lambda info, seat, to_move: every  # type: ignore[method-assign]
         self.gid = self._new_game()
         self.elapsed = 0.0
         self.moves = 0
 
     def _new_game(self) -> int:
-        gid = self.store.create_game(self.anna, "machikoro", 2, {},
+        gid = self.site.lobby.create_game(self.anna, "machikoro", 2, {},
                                      [{"kind": "me"}, {"kind": "invite", "user": "bert"}])
-        self.store.join(gid, self.bert)
+        self.site.lobby.join(gid, self.bert)
         return gid
 
     def move(self) -> None:
-        with self.store.state(self.gid) as (info, tracked):
+        with self.site.play.state(self.gid) as (info, tracked):
             if tracked is None or info.status != "running":
                 action = None
             else:
@@ -68,7 +69,7 @@ class _Player:
             self.gid = self._new_game()
             return
         start = time.perf_counter()
-        self.store.submit(self.gid, seat, action, seq)
+        self.site.play.submit(self.gid, action, seq, seat=seat)
         self.elapsed += time.perf_counter() - start
         self.moves += 1
 
@@ -76,16 +77,16 @@ class _Player:
 def _moves_per_second(tmp: Path) -> tuple[float, float, float, int]:
     """Moves/s off, on (a mail per move) and as played, move by move in turn: the machine's load hits all alike."""
     players = {
-        "off": _Player(_store(tmp / "off.sqlite3"), False, random.Random(1)),
-        "every": _Player(_store(tmp / "every.sqlite3"), True, random.Random(1)),
-        "played": _Player(_store(tmp / "played.sqlite3"), True, random.Random(1), every_move=False),
+        "off": _Player(_site(tmp / "off.sqlite3"), False, random.Random(1)),
+        "every": _Player(_site(tmp / "every.sqlite3"), True, random.Random(1)),
+        "played": _Player(_site(tmp / "played.sqlite3"), True, random.Random(1), every_move=False),
     }
     for _ in range(MOVES):
         for p in players.values():
             p.move()
-    queued = players["every"].store.mail_counts().get("pending", 0)
+    queued = players["every"].site.outbox.mail_counts().get("pending", 0)
     for p in players.values():
-        p.store.engine.dispose()
+        p.site.engine.dispose()
     off, every, played = (p.moves / p.elapsed for p in players.values())
     return off, every, played, queued
 
@@ -111,11 +112,11 @@ def _mails_per_second(tmp: Path) -> float:
     controller = Controller(Sink(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        store = _store(tmp / "send.sqlite3")
+        site = _site(tmp / "send.sqlite3")
         for i in range(MAILS):
-            user = store.register(f"user{i}", "password-bench")
-            store.request_verification(user.id, f"user{i}@example.org")
-        job = MailJob(store, MailLinks("bench-secret", "http://127.0.0.1:8000"),
+            user = site.accounts.register(f"user{i}", "password-bench")
+            site.notify.request_verification(user.id, f"user{i}@example.org")
+        job = MailJob(site, MailLinks("bench-secret", "http://127.0.0.1:8000"),
                       SmtpTransport(f"smtp://127.0.0.1:{port}"), batch=100)
         start = time.perf_counter()
         sent = 0
@@ -125,7 +126,7 @@ def _mails_per_second(tmp: Path) -> float:
                 break
             sent += n
         elapsed = time.perf_counter() - start
-        store.engine.dispose()
+        site.engine.dispose()
     finally:
         controller.stop()
     return sent / elapsed

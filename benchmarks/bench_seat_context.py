@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ludothek.services.tracked import Tracked
     from ludothek.storage.info import GameInfo
-    from ludothek.storage.tracked import Tracked
 
 Row = tuple[str, float, str, str]
 
@@ -34,8 +34,8 @@ POSITIONS = (("machikoro", 60), ("rolltheages", 40))
 def _position(game_id: str, moves: int, seed: int = 3) -> tuple[GameInfo, Tracked]:
     """(GameInfo, Tracked) of a seeded random game after ``moves`` player moves, at a real choice."""
     from ludothek import engine as eng
+    from ludothek.services.tracked import Tracked
     from ludothek.storage.info import GameInfo, SeatInfo
-    from ludothek.storage.tracked import Tracked
 
     rng = random.Random(seed)
     names = ["anna", "bob"]

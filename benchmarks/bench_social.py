@@ -1,10 +1,10 @@
 """Friends, blocks and the game chat in the store (SQLite file, one process): the reads every page makes.
 
-- A friend list at its largest (500 friends, each with a last activity): ``Store.friends``.
+- A friend list at its largest (500 friends, each with a last activity): ``Social.friends``.
 - The game page's chat panel (the latest 100 of a chat at its largest, 2,000 messages, for a reader who
-  blocked one of the authors): ``Store.chat``; and a replay step's chat (``replay_extras`` at a random step).
-- Writing a message (``Store.post_chat``, without the rate limit), and the lobby's open-games list for a
-  user with 200 blocks among 300 waiting games (``Store.open_games``, which leaves out blocked creators),
+  blocked one of the authors): ``Chat.chat``; and a replay step's chat (``replay_extras`` at a random step).
+- Writing a message (``Chat.post_chat``, without the rate limit), and the lobby's open-games list for a
+  user with 200 blocks among 300 waiting games (``Lobby.open_games``, which leaves out blocked creators),
   beside the same list for a visitor (nothing to leave out: what the block filter costs or saves).
 
 p50/p95 over ``REPEAT`` calls each.  Run alone: ``python -m benchmarks social``.
@@ -22,10 +22,11 @@ from pathlib import Path
 from argon2 import PasswordHasher
 from sqlalchemy import insert
 
-from ludothek.storage import Store, make_engine, migrate
-from ludothek.storage.chat import MAX_CHAT_PER_GAME
+from ludothek.services import Site
+from ludothek.services.community.chat import MAX_CHAT_PER_GAME
+from ludothek.services.community.social import MAX_FRIENDS
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import Block, ChatMessage, Friend, User, UserActivity
-from ludothek.storage.social import MAX_FRIENDS
 
 from .bench_portal import _pct
 
@@ -49,7 +50,7 @@ def run() -> list[Row]:
     with tempfile.TemporaryDirectory() as tmp:
         engine = make_engine(f"sqlite:///{Path(tmp) / 'social.sqlite3'}")
         migrate(engine)
-        store = Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+        site = Site(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
         now = datetime(2026, 5, 1, tzinfo=UTC)
         with engine.begin() as conn:
             conn.execute(insert(User), [{"id": i + 1, "name": f"u{i:04d}", "name_key": f"u{i:04d}", "password_hash": None,
@@ -58,12 +59,12 @@ def run() -> list[Row]:
                                                 for i in range(USERS)])
             conn.execute(insert(Friend), [{"user_id": 1, "friend_id": f, "created_at": now}
                                           for f in rng.sample(range(2, USERS + 1), MAX_FRIENDS)])
-        me, other = store.user(1), store.user(2)
+        me, other = site.accounts.user(1), site.accounts.user(2)
         assert me is not None and other is not None
-        gid = store.create_game(me, "machikoro", 2, None, [{"kind": "me"}, {"kind": "open"}])
-        store.join(gid, other)
-        post = _timed(lambda: store.post_chat(gid, me, "a message of ordinary length, about this long"), 100)
-        seq = store.game(gid).seq
+        gid = site.lobby.create_game(me, "machikoro", 2, None, [{"kind": "me"}, {"kind": "open"}])
+        site.lobby.join(gid, other)
+        post = _timed(lambda: site.chat.post_chat(gid, me, "a message of ordinary length, about this long"), 100)
+        seq = site.games.game(gid).seq
         with engine.begin() as conn:
             conn.execute(insert(ChatMessage), [
                 {"game_id": gid, "user_id": 1 + i % 2, "seq": rng.randrange(seq + 1), "body": f"message {i}",
@@ -72,16 +73,16 @@ def run() -> list[Row]:
                                          for b in range(1000, 1200)])
             conn.execute(insert(Block), [{"user_id": 2, "blocked_id": 3, "created_at": now}])
         for creator in range(900, 1200):  # 300 waiting games, 200 of them by users I blocked
-            user = store.user(creator)
+            user = site.accounts.user(creator)
             assert user is not None
-            store.create_game(user, "machikoro", 2, None)
-        info = store.game(gid)
-        friends = _timed(lambda: store.friends(1))
-        panel = _timed(lambda: store.chat(gid, other, limit=100))
-        replay = _timed(lambda: store.replay_extras(info, rng.randrange(seq + 1), 0, 2))
-        lobby = _timed(lambda: store.open_games(me))
-        visitor = _timed(lambda: store.open_games(None))
-        shown = (len(store.open_games(me)), len(store.open_games(None)))
+            site.lobby.create_game(user, "machikoro", 2, None)
+        info = site.games.game(gid)
+        friends = _timed(lambda: site.social.friends(1))
+        panel = _timed(lambda: site.chat.chat(gid, other, limit=100))
+        replay = _timed(lambda: site.chat.replay_extras(info, rng.randrange(seq + 1), 0, 2))
+        lobby = _timed(lambda: site.lobby.open_games(me))
+        visitor = _timed(lambda: site.lobby.open_games(None))
+        shown = (len(site.lobby.open_games(me)), len(site.lobby.open_games(None)))
         engine.dispose()
     note = "SQLite file, store calls in one process; shared 2-core machine"
     return [

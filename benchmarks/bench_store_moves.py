@@ -19,27 +19,28 @@ import time
 from argon2 import PasswordHasher
 
 from ludothek.devtools.postgres import postgres_url, reset_database
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 
 GAME = "machikoro"
 
 
-def _store(url: str) -> Store:
+def _site(url: str) -> Site:
     engine = make_engine(url)
     migrate(engine)
-    return Store(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    return Site(engine, hasher=PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
 
 
 def measure(url: str, moves: int, games: int = 20, seed: int = 1) -> float:
     """CPU milliseconds per move (this process; the database server's own work not counted)."""
-    store, other = _store(url), _store(url)
+    site, other = _site(url), _site(url)
     rng = random.Random(seed)
-    users = [store.register(f"user{seed}x{i}", f"password-{i}") for i in range(2)]
-    tokens = {u.id: store.create_token(u.id) for u in users}
+    users = [site.accounts.register(f"user{seed}x{i}", f"password-{i}") for i in range(2)]
+    tokens = {u.id: site.sessions.create_token(u.id) for u in users}
     gids = []
     for _ in range(games):
-        gid = store.create_game(users[0], GAME, 2, {})
-        store.join(gid, users[1])
+        gid = site.lobby.create_game(users[0], GAME, 2, {})
+        site.lobby.join(gid, users[1])
         gids.append(gid)
     done = 0
     cpu = 0.0
@@ -47,10 +48,10 @@ def measure(url: str, moves: int, games: int = 20, seed: int = 1) -> float:
     while done < moves:
         rounds += 1
         for k, gid in enumerate(list(gids)):
-            with store.state(gid) as (info, tracked):
+            with site.play.state(gid) as (info, tracked):
                 if info.status != "running" or tracked is None:
-                    gid2 = store.create_game(users[0], GAME, 2, {})
-                    store.join(gid2, users[1])
+                    gid2 = site.lobby.create_game(users[0], GAME, 2, {})
+                    site.lobby.join(gid2, users[1])
                     gids[k] = gid2
                     continue
                 legal = tracked.state.legal_actions()
@@ -58,17 +59,17 @@ def measure(url: str, moves: int, games: int = 20, seed: int = 1) -> float:
                 assert mover is not None
                 action = rng.choice(legal)
             if (rounds + k) % 3 == 0:  # another process moves: this store's cache falls behind
-                other.submit_as(gid, mover, action, info.seq)
+                other.play.submit_as(gid, mover, action, info.seq)
                 continue
             start = time.process_time()
-            assert store.user_by_token(tokens[mover]) is not None
-            store.submit_as(gid, mover, action, info.seq)
-            store.game(gid)
-            with store.state(gid):
+            assert site.sessions.user_by_token(tokens[mover]) is not None
+            site.play.submit_as(gid, mover, action, info.seq)
+            site.games.game(gid)
+            with site.play.state(gid):
                 pass
             cpu += time.process_time() - start
             done += 1
-    for s in (store, other):
+    for s in (site, other):
         s.engine.dispose()
     return cpu / done * 1000
 

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import TextIO
 
-from ludothek.storage.chat import ReportInfo
+from ludothek.services.community.chat import ReportInfo
 
 
 def _inert(text: str) -> str:
@@ -37,22 +37,23 @@ def reports(db: str | None, include_resolved: bool = False, as_json: bool = Fals
             out: TextIO | None = None) -> int:
     """Print the reports queue (or resolve one); exit status 1 for an unknown report to resolve."""
     from ludothek.portal.settings import Settings
-    from ludothek.storage import NotFound, Store, make_engine, migrate
+    from ludothek.services import Site
+    from ludothek.storage import NotFound, make_engine, migrate
 
     out = out or sys.stdout
     engine = make_engine(Settings.from_env(db).db_url)
     try:
         migrate(engine)
-        store = Store(engine)
+        site = Site(engine)
         if resolve is not None:
             try:
-                store.resolve_report(resolve)
+                site.chat.resolve_report(resolve)
             except NotFound as exc:
                 print(f"ludothek: {exc.message}", file=sys.stderr)
                 return 1
             print(f"report #{resolve} resolved", file=out)
             return 0
-        found = store.chat_reports(include_resolved=include_resolved)
+        found = site.chat.chat_reports(include_resolved=include_resolved)
     finally:
         engine.dispose()
     for r in found:

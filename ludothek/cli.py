@@ -393,21 +393,22 @@ def worker(db: str | None, interval: float) -> int:
     bot takes over here is played by the bot workers (``ludothek bots``).
     """
     from ludothek.portal.settings import Settings
-    from ludothek.storage import Store, make_engine, migrate
+    from ludothek.services import Site
+    from ludothek.storage import make_engine, migrate
     from ludothek.workers.clocks import ClockJob
     from ludothek.workers.runner import Runner
 
     settings = Settings.from_env(db)
     engine = make_engine(settings.db_url)
     migrate(engine)
-    store = Store(engine)
+    site = Site(engine)
     from ludothek.portal.app import make_mail_job
     from ludothek.workers.mail_links import MailLinks
 
     # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
-    secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
-    mail = make_mail_job(settings, store, MailLinks(secret, settings.base_url))
-    runner = Runner([ClockJob(store), mail], interval=interval)
+    secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url))
+    runner = Runner([ClockJob(site), mail], interval=interval)
     print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
     try:
         runner.run_forever()
@@ -439,18 +440,19 @@ def backup_or_restore(command: str, file: str, db: str | None, out: TextIO | Non
 def admin(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``ludothek admin users|block|unblock|make-admin|cancel-game``: what the admin page does, from a shell."""
     from ludothek.portal.settings import Settings
-    from ludothek.storage import Store, StoreError, make_engine, migrate
+    from ludothek.services import Site
+    from ludothek.storage import StoreError, make_engine, migrate
 
     out = out or sys.stdout
     engine = make_engine(Settings.from_env(args.db).db_url)
     try:
         migrate(engine)
-        store = Store(engine)
+        site = Site(engine)
         who = getattr(args, "user", None)
         target: str | int | None = int(who[1:]) if who and who.startswith("#") and who[1:].isdigit() else who
         try:
             if args.admin_command == "users":
-                rows = store.list_users(args.search, blocked_only=args.blocked, limit=args.limit)
+                rows = site.admin.list_users(args.search, blocked_only=args.blocked, limit=args.limit)
                 print(f"{'id':>6}  {'name':<20}  {'games':>5}  role", file=out)
                 for r in rows:
                     role = ", ".join(x for x, on in (("admin", r.is_admin), ("guest", r.is_guest),
@@ -459,15 +461,15 @@ def admin(args: argparse.Namespace, out: TextIO | None = None) -> int:
                     print(f"{r.id:>6}  {r.name:<20}  {r.games:>5}  {role}", file=out)
                 print(f"{len(rows)} user{'s' if len(rows) != 1 else ''}", file=out)
             elif args.admin_command == "block":
-                user = store.block_account(target or "")
+                user = site.admin.block_account(target or "")
                 print(f"{user.name} is blocked: no more logins, every session and token has ended", file=out)
             elif args.admin_command == "unblock":
-                print(f"{store.unblock_account(target or '').name} may log in again", file=out)
+                print(f"{site.admin.unblock_account(target or '').name} may log in again", file=out)
             elif args.admin_command == "make-admin":
-                user = store.set_admin(target or "", not args.revoke)
+                user = site.admin.set_admin(target or "", not args.revoke)
                 print(f"{user.name} is {'now' if user.is_admin else 'no longer'} an administrator", file=out)
             elif args.admin_command == "cancel-game":
-                print(f"game {args.game} is {store.end_game(args.game)}", file=out)
+                print(f"game {args.game} is {site.admin.end_game(args.game)}", file=out)
         except StoreError as exc:
             print(f"ludothek admin: {exc.message}", file=sys.stderr)
             return 1
@@ -499,7 +501,8 @@ def check_lobby(db: str | None, repair: bool, out: TextIO | None = None) -> int:
 def ratings(db: str | None, recompute: bool, out: TextIO | None = None) -> int:
     """``ludothek ratings --recompute``: every rating and rating history rebuilt from the stored results."""
     from ludothek.portal.settings import Settings
-    from ludothek.storage import Store, make_engine, migrate
+    from ludothek.services import Site
+    from ludothek.storage import make_engine, migrate
 
     out = out or sys.stdout
     if not recompute:
@@ -508,7 +511,7 @@ def ratings(db: str | None, recompute: bool, out: TextIO | None = None) -> int:
     engine = make_engine(Settings.from_env(db).db_url)
     try:
         migrate(engine)
-        games, players = Store(engine).recompute_ratings()
+        games, players = Site(engine).ratings.recompute_ratings()
     finally:
         engine.dispose()
     print(f"recomputed the ratings of {players} players from {games} rated games, and every profile's games played "

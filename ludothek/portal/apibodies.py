@@ -11,10 +11,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ludothek import engine as eng
-from ludothek.storage.accounts import MIN_PASSWORD, NAME_RE
+from ludothek.services.accounts import MIN_PASSWORD, NAME_RE
+from ludothek.services.play import MAX_ACTION
+from ludothek.services.sessions import MAX_TOKEN_DAYS
 from ludothek.storage.models import MAX_ID
-from ludothek.storage.play import MAX_ACTION
-from ludothek.storage.sessions import MAX_TOKEN_DAYS
 
 from .contract import WHOLE
 

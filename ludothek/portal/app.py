@@ -23,7 +23,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from ludothek.storage import NotFound, Store, StoreError, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
@@ -93,21 +94,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings.db_url)
     migrate(engine)
     hasher = GatedHasher(settings.hasher, HashGate(settings.hash_concurrency, settings.hash_queue))
-    store = Store(engine, cache_size=settings.cache_size, hasher=hasher)
-    store.max_open_games = settings.max_open_games
-    store.lobby_per_creator = settings.lobby_per_creator
-    secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    site = Site(engine, cache_size=settings.cache_size, hasher=hasher)
+    site.lobby.max_open_games = settings.max_open_games
+    site.lobby.lobby_per_creator = settings.lobby_per_creator
+    secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
     hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
-    store.listeners.append(hub.publish)
+    site.listeners.append(hub.publish)
     # Bots think in worker processes of their own (`ludothek.portal.botprocs`, started by `serve`);
     # only tests and embedders play them in a thread here.
     bots: BotWorker | None = None
     if settings.bots_in_process:
         from ludothek.workers.bots import BotWorker
 
-        bots = BotWorker(store, delay=settings.bot_delay, interval=0.05)
-        store.listeners.append(bots.on_event)
+        bots = BotWorker(site, delay=settings.bot_delay, interval=0.05)
+        site.listeners.append(bots.on_event)
     templates = Jinja2Templates(directory=str(PACKAGE / "templates"))
     add_game_templates(templates)  # boards/<g>.html from the game's own web/ folder
     # Rate-limit counters are shared through Redis when it is configured (one brake for all servers),
@@ -115,30 +116,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
     limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
                         enabled=settings.rate_limits, namespace=namespace)
-    portal = Portal(settings, store, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
+    portal = Portal(settings, site, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
-    store.listeners.append(turn_listener(store, hub))
+    site.listeners.append(turn_listener(site, hub))
     portal.offload = Offload.for_database(engine.dialect.name, settings.db_threads)
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)
-    store.listeners.append(portal.metrics.on_event)
+    site.listeners.append(portal.metrics.on_event)
     if not settings.redis_url and settings.db_watch_interval > 0:
         # Moves stored by other processes (bot workers) reach this process's sockets through the database.
-        portal.dbwatch = DatabaseWatch(store, hub, settings.db_watch_interval)
-        store.listeners.append(portal.dbwatch.on_event)
+        portal.dbwatch = DatabaseWatch(site, hub, settings.db_watch_interval)
+        site.listeners.append(portal.dbwatch.on_event)
     portal.links = MailLinks(secret, settings.base_url)
-    mail_job = make_mail_job(settings, store, portal.links)
+    mail_job = make_mail_job(settings, site, portal.links)
     if settings.mail_interval > 0:
         # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
         portal.mail = Runner([mail_job], interval=settings.mail_interval)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
-    app_jobs = Runner([ClockJob(store)], interval=settings.jobs_interval)
+    app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store.purge_expired_guests()
-        store.purge_expired_sessions()
+        site.accounts.purge_expired_guests()
+        site.sessions.purge_expired_sessions()
         await hub.start()
         if settings.jobs_interval > 0:
             app_jobs.start()
@@ -256,7 +257,7 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
     queue = None
     try:
         try:
-            info = await portal.offload(portal.store.game, game_id)
+            info = await portal.offload(portal.site.games.game, game_id)
         except StoreError:
             await websocket.close(code=1008)
             return
@@ -272,12 +273,12 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
         release(websocket, admitted)
 
 
-def make_mail_job(settings: Settings, store: Store, links: MailLinks) -> MailJob:
+def make_mail_job(settings: Settings, site: Site, links: MailLinks) -> MailJob:
     """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
     from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
 
     transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
-    return MailJob(store, links, transport, sender=settings.mail_from,
+    return MailJob(site, links, transport, sender=settings.mail_from,
                    keep=timedelta(days=max(1, settings.mail_keep_days)))
 
 

@@ -77,7 +77,8 @@ def _watch_parent(parent: int) -> None:
 def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: float | None = None,
                     nice: int = DEFAULT_NICE, interval: float = 0.25, parent: int | None = None) -> int:
     """``ludothek bots``: play bot turns until interrupted (SIGINT or SIGTERM); several may run at once."""
-    from ludothek.storage import Store, make_engine, migrate
+    from ludothek.services import Site
+    from ludothek.storage import make_engine, migrate
     from ludothek.workers.bots import BotWorker
 
     from .live.hub import RedisHub, turn_listener
@@ -94,18 +95,18 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
     engine = make_engine(settings.db_url)
     if parent is None:
         migrate(engine)  # alone; under `serve`, the server migrated before starting us
-    store = Store(engine)
+    site = Site(engine)
     hub: RedisHub | None = None
     if settings.redis_url:
         # The live channel is named after the deployment's signing secret, shared through the database.
-        secret = settings.secret_key or store.meta("session_secret", lambda: secrets.token_urlsafe(48))
+        secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
         hub = RedisHub(settings.redis_url, deployment=secret)
-        store.listeners.append(hub.publish)
-        store.listeners.append(turn_listener(store, hub))
+        site.listeners.append(hub.publish)
+        site.listeners.append(turn_listener(site, hub))
     # The bots think `nice` lower (in their own threads); this thread claims and stores at the
     # server's priority, so it never sits on a database lock while starved of CPU.
-    worker = BotWorker(store, delay=settings.bot_delay, interval=interval, nice=nice)
-    store.listeners.append(worker.on_event)
+    worker = BotWorker(site, delay=settings.bot_delay, interval=interval, nice=nice)
+    site.listeners.append(worker.on_event)
     signal.signal(signal.SIGTERM, _interrupt)
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent,), name="ludothek-parent-watch", daemon=True).start()

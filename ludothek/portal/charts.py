@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
+from ludothek.services.community.ratings import RatingPoint
 from ludothek.storage.rating_update import conservative, initial
-from ludothek.storage.ratings import RatingPoint
 from ludothek.texts import tn
 
 from .render import format_decimal_1

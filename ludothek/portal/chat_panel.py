@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import Request
 
+from ludothek.services.community.chat import MAX_CHAT_LENGTH, REPORT_REASONS
 from ludothek.storage import GameInfo, UserInfo
-from ludothek.storage.chat import MAX_CHAT_LENGTH, REPORT_REASONS
 
 from .deps import portal_of
 
@@ -17,8 +17,8 @@ PAGE_MESSAGES = 100
 
 def chat_context(request: Request, info: GameInfo, user: UserInfo | None, limit: int = PAGE_MESSAGES) -> dict[str, Any]:
     """What the game page's chat panel needs: None where the viewer may not read the chat."""
-    store = portal_of(request).store
-    if store.chat_access(info, user) is None:
+    site = portal_of(request).site
+    if site.chat.chat_access(info, user) is None:
         return {"chat": None}
-    return {"chat": store.chat(info.id, user, limit=limit), "chat_max": MAX_CHAT_LENGTH,
+    return {"chat": site.chat.chat(info.id, user, limit=limit), "chat_max": MAX_CHAT_LENGTH,
             "report_reasons": REPORT_REASONS}

@@ -15,9 +15,10 @@ from fastapi import Depends, Form, Path, Query, Request, WebSocket
 from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
-from ludothek.storage import Store, StoreError, Unauthorized, UserInfo
+from ludothek.services import Site
+from ludothek.services.sessions import Credential
+from ludothek.storage import StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
-from ludothek.storage.sessions import Credential
 from ludothek.texts import choose_lang
 
 from .contract import AUTH_OPTIONAL, AUTH_REQUIRED
@@ -45,7 +46,7 @@ Lang = Annotated[Literal["de", "en"] | None, Query(description="language of text
 @dataclass
 class Portal:
     settings: Settings
-    store: Store
+    site: Site
     hub: Hub
     #: Bot turns played in this process (``Settings.bots_in_process``: tests); ``None``: by bot workers.
     bots: BotWorker | None
@@ -118,18 +119,18 @@ def current_user(request: Request) -> UserInfo | None:
     token = bearer_token(request)
     user = None
     if token is not None:
-        user = portal.store.user_by_token(token)
+        user = portal.site.sessions.user_by_token(token)
         request.state.via_token = True
     else:
         request.state.via_token = False
         session = session_of(request)
         if session.sid is not None:
-            user = portal.store.session_user(session.sid)
+            user = portal.site.sessions.session_user(session.sid)
             if user is None:  # ended, expired, an expired guest or a deleted user: forget it
                 session.sid = None
                 session.dirty = True
     if user is not None:
-        portal.store.touch(user.id)  # last activity, as friends see it (written every few minutes at most)
+        portal.site.social.touch(user.id)  # last activity, as friends see it (written every few minutes at most)
     request.state.user = user
     return user
 
@@ -144,11 +145,11 @@ def credential_of(request: Request) -> Credential:
 
 def log_in(request: Request, user: UserInfo) -> None:
     """Start a new server-side session for ``user`` in this browser (ending the one it had)."""
-    store = portal_of(request).store
+    site = portal_of(request).site
     session = session_of(request)
     if session.sid is not None:
-        store.end_session(session.sid)
-    session.sid = store.open_session(user.id)
+        site.sessions.end_session(session.sid)
+    session.sid = site.sessions.open_session(user.id)
     session.lang = user.lang
     session.csrf = new_csrf()  # a new CSRF secret with every login
     session.dirty = True
@@ -159,7 +160,7 @@ def log_out(request: Request) -> None:
     """End this browser's session on the server: a copy of the cookie stops working too."""
     session = session_of(request)
     if session.sid is not None:
-        portal_of(request).store.end_session(session.sid)
+        portal_of(request).site.sessions.end_session(session.sid)
     session.sid = None
     session.csrf = new_csrf()
     session.dirty = True
@@ -269,9 +270,9 @@ def _user_of(websocket: WebSocket) -> UserInfo | None:
     portal = portal_of(websocket)
     token = websocket.query_params.get("token") or bearer_token(websocket)
     if token:
-        return portal.store.user_by_token(token)
+        return portal.site.sessions.user_by_token(token)
     session = portal.codec.load(websocket.cookies.get(COOKIE))
-    return portal.store.session_user(session.sid) if session.sid is not None else None
+    return portal.site.sessions.session_user(session.sid) if session.sid is not None else None
 
 
 async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
@@ -290,7 +291,7 @@ async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
         return None
     address = websocket.client.host if websocket.client else "?"
     portal = portal_of(websocket)
-    portal.store.touch(user.id)
+    portal.site.social.touch(user.id)
     if not portal.sockets.open(user.id, address):
         await websocket.close(code=1013, reason="too many live connections; close another tab")
         return None

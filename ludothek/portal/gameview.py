@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ludothek import engine as eng
+from ludothek.services.tracked import Tracked
 from ludothek.storage import GameInfo, UserInfo
-from ludothek.storage.store import Tracked
 from ludothek.texts import pick, t
 
 

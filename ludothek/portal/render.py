@@ -15,8 +15,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from ludothek.engine.plural import plural
+from ludothek.services.lobby import BOT_LEVELS, PORTAL_BOTS
 from ludothek.storage import StoreError, UserInfo
-from ludothek.storage.lobby import BOT_LEVELS, PORTAL_BOTS
 from ludothek.texts import pick as pick_text
 from ludothek.texts import t, tn
 
@@ -93,7 +93,7 @@ def waiting_count(request: Request, user: UserInfo | None) -> int:
         return 0
     cached = getattr(request.state, "waiting", None)
     if cached is None:
-        cached = len(portal_of(request).store.waiting_games(user.id))
+        cached = len(portal_of(request).site.notify.waiting_games(user.id))
         request.state.waiting = cached
     return int(cached)
 

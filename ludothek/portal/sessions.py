@@ -21,7 +21,7 @@ from typing import Any
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from ludothek.storage.sessions import SESSION_LIFETIME
+from ludothek.services.sessions import SESSION_LIFETIME
 
 COOKIE = "ludothek_session"
 SESSION_MAX_AGE = int(SESSION_LIFETIME.total_seconds())

@@ -1,4 +1,7 @@
-"""``ludothek.storage``: the database (SQLAlchemy 2 + Alembic) and the game store."""
+"""``ludothek.storage``: the database (SQLAlchemy 2 + Alembic): tables, queries and transactions.
+
+What the site does with it, by concern, is `ludothek.services` (built together as `ludothek.services.Site`).
+"""
 
 from .db import head_revision, make_engine, migrate, normalize_url, schema_revision
 from .errors import (
@@ -13,7 +16,7 @@ from .errors import (
     TooManyAttempts,
     Unauthorized,
 )
-from .store import GameEvent, GameInfo, SeatInfo, Store, UserInfo
+from .info import GameEvent, GameInfo, SeatInfo, UserInfo
 
 __all__ = [
     "BadRequest",
@@ -26,7 +29,6 @@ __all__ = [
     "NotYourTurn",
     "SeatInfo",
     "StaleMove",
-    "Store",
     "StoreError",
     "TooManyAttempts",
     "Unauthorized",

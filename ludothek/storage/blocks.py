@@ -1,6 +1,6 @@
 """Blocks as the lobby and the chat see them: checks that run inside their transactions.
 
-`ludothek.storage.social` explains what a block does and how it serializes with
+`ludothek.services.community.social` explains what a block does and how it serializes with
 the lobby across server processes; these helpers take the caller's connection,
 so each check sees the block rows as they are inside that transaction.
 """

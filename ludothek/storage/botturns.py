@@ -25,21 +25,13 @@ whichever worker plays.
 from __future__ import annotations
 
 import functools
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, update
 
-from ludothek.bots.fallback import safe_bot
-from ludothek.engine import State
-
-from .base import CHANCE_RNG, db_time
-from .errors import Conflict, StaleMove
+from .database import Database, db_time
 from .models import GameRow, utcnow
-from .play import PlayStore
-
-log = logging.getLogger("ludothek.bots")
 
 #: How long a claim holds.  `hard` thinks 2 s, and gives way to `medium` after 5× that (10 s), which
 #: gives way to `random` after 1 s more: a worker alive finishes well within it; a dead one's turn is
@@ -55,8 +47,8 @@ def pending_where(mark: str) -> str:
     """A running game whose seat to move is a bot nobody holds a live claim for at the parameter ``mark``
     (now), over `PENDING_FROM`.
 
-    The one definition the workers claim by (`BotTurnStore.claim_bot_turn`), the idle workers wait by
-    (`BotTurnStore.next_bot_turn_due`) and the ``ludothek_bot_queue`` gauge counts by (`count_pending`).
+    The one definition the workers claim by (`BotTurnQueue.claim_bot_turn`), the idle workers wait by
+    (`BotTurnQueue.next_bot_turn_due`) and the ``ludothek_bot_queue`` gauge counts by (`count_pending`).
     Plain SQL: a worker asks several times a second, and building the same SQLAlchemy expression
     each time cost the worker more CPU than running the query.
     """
@@ -83,18 +75,21 @@ class BotTurn:
     seq: int
 
 
-class BotTurnStore(PlayStore):
-    """Finding, claiming and playing bot turns (the bot workers' side, `ludothek.workers.bots`)."""
+class BotTurnQueue:
+    """Finding and claiming bot turns (playing them is `ludothek.services.bots`, thinking `ludothek.workers.bots`)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def count_pending_bot_turns(self, now: datetime | None = None) -> int:
         """How many bot turns wait for a worker (the ``ludothek_bot_queue`` gauge)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return count_pending(conn, now or utcnow())
 
     @functools.cached_property
     def _bot_sql(self) -> dict[str, str]:
         """The plain SQL of the bot workers' queries, in this database's parameter marks."""
-        m = self._mark
+        m = self.db.mark
         pending = pending_where(m)
         candidates = (f"FROM {PENDING_FROM} WHERE {pending} AND (g.turn_since IS NULL OR g.turn_since <= {m}) "
                       "ORDER BY g.turn_since ASC NULLS FIRST, g.id ASC")
@@ -115,7 +110,7 @@ class BotTurnStore(PlayStore):
 
         One statement: an idle worker asks this a few times a second.
         """
-        pending, since = self._single(self._bot_sql["due"], (self._db_time(now),))
+        pending, since = self.db.single(self._bot_sql["due"], (self.db.db_time(now),))
         if not pending:
             return None
         if since is None:
@@ -133,29 +128,29 @@ class BotTurnStore(PlayStore):
         ``None`` when there is none.  The claim holds until ``now + lease`` or
         until the game moves on, whichever comes first.
         """
-        due = self._db_time(now - timedelta(seconds=delay))
-        if not self._sqlite:
-            row = self._single(self._bot_sql["claim_one"],
-                               (owner, self._db_time(now + lease), self._db_time(now), due))
+        due = self.db.db_time(now - timedelta(seconds=delay))
+        if not self.db.sqlite:
+            row = self.db.single(self._bot_sql["claim_one"],
+                               (owner, self.db.db_time(now + lease), self.db.db_time(now), due))
             return None if row is None else BotTurn(row[0], row[1])
         # SQLite: one writer at a time anyway; the conditional update decides between workers.
-        with self.engine.begin() as conn:
-            rows = conn.exec_driver_sql(self._bot_sql["candidates"], (self._db_time(now), due)).all()
+        with self.db.engine.begin() as conn:
+            rows = conn.exec_driver_sql(self._bot_sql["candidates"], (self.db.db_time(now), due)).all()
         for game_id, seq in rows:
-            with self.engine.begin() as conn:
-                if self._claim(conn, owner, game_id, seq, now, lease):
+            with self.db.engine.begin() as conn:
+                if self.claim(conn, owner, game_id, seq, now, lease):
                     return BotTurn(game_id, seq)
         return None
 
-    def _claim(self, conn: Connection, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:
+    def claim(self, conn: Connection, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:
         """The conditional update that takes a turn only while it is still pending at move ``seq``."""
         result = conn.exec_driver_sql(self._bot_sql["claim"], (
-            owner, seq, self._db_time(now + lease), game_id, seq, self._db_time(now), seq))
+            owner, seq, self.db.db_time(now + lease), game_id, seq, self.db.db_time(now), seq))
         return bool(result.rowcount == 1)
 
     def release_bot_turn(self, owner: str, turn: BotTurn) -> None:
         """Give a claim back unplayed (a worker stopping): another worker may take the turn at once."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(
                 update(GameRow)
                 .where(GameRow.id == turn.game_id, GameRow.bot_claimed_by == owner,
@@ -163,42 +158,7 @@ class BotTurnStore(PlayStore):
                 .values(bot_lease_until=None, bot_claimed_by=None, bot_claim_seq=None)
             )
 
-    def play_bot_turn(self, turn: BotTurn, nice: int = 0) -> bool:
-        """Think about the claimed turn and store the move; ``False`` if the game had moved on meanwhile.
-
-        The bot thinks on a copy, outside the game's lock, behind the fallback chain
-        (a bot that fails or overruns 5× its budget gives way to `medium`, then `random`);
-        the thinking threads run ``nice`` lower than the caller, which stores the move at its own priority.
-        """
-        with self.state(turn.game_id) as (info, tracked):
-            if (tracked is None or info.status != "running" or info.seq != turn.seq
-                    or not info.is_bot_seat(info.to_move)):
-                return False
-            seat = info.to_move
-            bot_name = next(s for s in info.seats if s.seat == seat).bot or "random"
-            state: State = tracked.state.clone()
-        action = safe_bot(bot_name, nice=nice).choose(state, CHANCE_RNG)
-        try:
-            self.submit(turn.game_id, seat, action, turn.seq)
-        except StaleMove:
-            return False  # someone else stored a move first, or the seats or clocks changed meanwhile
-        except Conflict:
-            if self.game(turn.game_id).status == "running":
-                raise
-            return False  # the game ended meanwhile (an administrator, an abandonment vote)
-        return True
-
-    def bot_step(self, game_id: int) -> bool:
-        """Play one move for the bot whose turn it is, here and now (tests, tools); ``False`` when none is to move.
-
-        Claims the turn like a worker would, so it never plays a turn a worker holds.
-        """
-        info = self.game(game_id)
-        if info.status != "running" or not info.is_bot_seat(info.to_move):
-            return False
-        now = utcnow()
-        with self.engine.begin() as conn:
-            if not self._claim(conn, "bot_step", game_id, info.seq, now, LEASE):
-                return False
-        self.play_bot_turn(BotTurn(game_id, info.seq))
-        return True
+    def claim_game(self, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta = LEASE) -> bool:
+        """Claim the bot turn of game ``game_id`` at move ``seq`` (one named game, e.g. `bot_step`'s)."""
+        with self.db.engine.begin() as conn:
+            return self.claim(conn, owner, game_id, seq, now, lease)

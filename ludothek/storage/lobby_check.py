@@ -1,6 +1,6 @@
 """Finding and repairing lobby damage that older versions could leave behind.
 
-Before every lobby change claimed its game row (see `LobbyStore._open_game`),
+Before every lobby change claimed its game row (see `Lobby._open_game`),
 two server processes could interleave a leave with the last join, or a cancel
 with a join.  That left two kinds of damage, which `lobby_problems` finds and
 `repair_lobby` mends (``ludothek admin check-lobby [--repair]``):
@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, exists, select, update
 
-from ludothek.bots import BOTS
+from ludothek.botlevels import BOT_NAMES
 from ludothek.engine import TERMINAL
 
 from .models import ActionRow, GameRow, SeatRow
 
 #: The bot that fills a seat left empty by the old race (the timeout takeover bot, where known).
-REPAIR_BOT = "medium" if "medium" in BOTS else "random"
+REPAIR_BOT = "medium" if "medium" in BOT_NAMES else "random"
 
 
 @dataclass(frozen=True)

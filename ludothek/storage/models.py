@@ -68,7 +68,7 @@ class User(Base):
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
     #: When an administrator blocked the account (NULL: not blocked): it cannot log in or act.
     blocked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    #: "About me": plain text, at most 500 characters (``ludothek.storage.profiles``).
+    #: "About me": plain text, at most 500 characters (``ludothek.services.community.profiles``).
     about: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: The languages the user speaks, as codes separated by commas (``de,en``); NULL: only ``lang``.
     languages: Mapped[str | None] = mapped_column(String(60), nullable=True)
@@ -128,7 +128,7 @@ class GameRow(Base):
     #: When the seat to move started waiting: "the game that has waited longest" sorts by it.
     turn_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     result_json: Mapped[str | None] = mapped_column(Text, nullable=True)
-    #: The time control chosen at creation (``ludothek.storage.clocks.TimeControl`` as JSON); NULL: none.
+    #: The time control chosen at creation (``ludothek.storage.timecontrol.TimeControl`` as JSON); NULL: none.
     clock_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: When the seat to move runs out of time (vacations already added); NULL: no clock running.
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
@@ -340,7 +340,7 @@ class ChatReport(Base):
     #: Set when an operator has dealt with it; open reports have none.
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
 class Rating(Base):
-    """A user's rating in one game kind (openskill Plackett-Luce; see ``ludothek.storage.ratings``)."""
+    """A user's rating in one game kind (openskill Plackett-Luce; see ``ludothek.services.community.ratings``)."""
 
     __tablename__ = "ratings"
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)

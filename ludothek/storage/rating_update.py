@@ -13,12 +13,12 @@ The rules (issue 12, rulings in ``docs/community.md``):
   the players' user rows are locked first (in id order, so two games cannot deadlock): two games
   with a player in common are rated one after the other, never from the same old rating.
 - ``rating_changes`` keeps every update in the order it was made (its ``id``); recomputing every
-  rating from the stored results (`RatingStore.recompute_ratings`, ``ludothek ratings
+  rating from the stored results (`Ratings.recompute_ratings`, ``ludothek ratings
   --recompute``) replays the games in that order and gives the same numbers.
 
-The store's reading side (leaderboards, histories, recomputing) is `ludothek.storage.ratings`.
+The store's reading side (leaderboards, histories, recomputing) is `ludothek.services.community.ratings`.
 This module speaks plain DB-API (``cursor.execute`` with the driver's parameter marks) because
-the move path that finishes a game is written that way (``ludothek.storage.play``).
+the move path that finishes a game is written that way (``ludothek.storage.moves``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Time controls and deadlines as pure arithmetic (the store's use of them: `ludothek.storage.clocks`).
+"""Time controls and deadlines as pure arithmetic (the store's use of them: `ludothek.services.clocks`).
 
-Kept apart from the store so that the move path (`ludothek.storage.play`) can
+Kept apart from the store so that the move path (`ludothek.storage.moves`) can
 compute the next deadline without importing the clock store built on top of it.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from ludothek.bots import BOTS
+from ludothek.botlevels import BOT_NAMES
 
 from .errors import BadRequest
 from .info import GameInfo
@@ -23,7 +23,7 @@ DAY = 86_400.0
 #: The fixed times per move a game may choose, in days.
 MOVE_DAYS = (1, 2, 3, 5, 7, 14)
 #: The bot that plays on for a player who timed out or resigned.
-TAKEOVER_BOT = "medium" if "medium" in BOTS else "random"
+TAKEOVER_BOT = "medium" if "medium" in BOT_NAMES else "random"
 VACATION_DAYS_PER_YEAR = 30
 
 

@@ -26,7 +26,12 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from ludothek.storage import GameEvent, Store
+from ludothek.bots.fallback import safe_bot
+from ludothek.engine import State
+from ludothek.services import Site
+from ludothek.services.bots import Choose
+from ludothek.services.tracked import CHANCE_RNG
+from ludothek.storage import GameEvent
 from ludothek.storage.botturns import BotTurn
 
 log = logging.getLogger("ludothek.bots")
@@ -34,6 +39,31 @@ log = logging.getLogger("ludothek.bots")
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def thinker(nice: int = 0) -> Choose:
+    """The bots' thinking: a named bot behind the fallback chain (a bot that fails or overruns 5× its
+    budget gives way to `medium`, then `random`), in threads ``nice`` lower than the caller."""
+
+    def choose(bot_name: str, state: State) -> str:
+        return safe_bot(bot_name, nice=nice).choose(state, CHANCE_RNG)
+
+    return choose
+
+
+def play_bot_turn(site: Site, turn: BotTurn, nice: int = 0) -> bool:
+    """Think about the claimed turn and store the move with ``site.play.submit``; ``False`` if the game
+    had moved on meanwhile.  The bot thinks on a copy, outside the game's lock, ``nice`` lower than
+    the caller, which stores the move at its own priority."""
+    return site.bots.play_turn(turn, thinker(nice))
+
+
+def bot_step(site: Site, game_id: int) -> bool:
+    """Play one move for the bot whose turn it is, here and now (tests, tools); ``False`` when none is to move.
+
+    Claims the turn like a worker would, so it never plays a turn a worker holds.
+    """
+    return site.bots.step(game_id, thinker())
 
 
 def worker_name() -> str:
@@ -53,9 +83,9 @@ class BotWorker:
 
     name = "bots"
 
-    def __init__(self, store: Store, delay: float = 0.4, interval: float = 0.25,
+    def __init__(self, site: Site, delay: float = 0.4, interval: float = 0.25,
                  owner: str | None = None, clock: Callable[[], datetime] = utcnow, nice: int = 0) -> None:
-        self.store = store
+        self.site = site
         #: How much lower the bots think than this worker claims and stores (``ludothek bots``: 10).
         self.nice = nice
         self.delay = delay
@@ -69,20 +99,24 @@ class BotWorker:
         #: Turns this worker has played (logs, tests).
         self.played = 0
 
+    def play(self, turn: BotTurn) -> bool:
+        """Think about a claimed turn and store its move (`play_bot_turn`)."""
+        return play_bot_turn(self.site, turn, nice=self.nice)
+
     def run_once(self, now: datetime | None = None) -> int:
         """Claim one due bot turn and play it; 1 if a turn was claimed, else 0."""
-        turn = self.store.claim_bot_turn(self.owner, now or self.clock(), self.delay)
+        turn = self.site.bots.claim_bot_turn(self.owner, now or self.clock(), self.delay)
         if turn is None:
             return 0
         self._current = turn
         try:
-            if self.store.play_bot_turn(turn, nice=self.nice):
+            if self.play(turn):
                 self.played += 1
             else:
                 # Not played: the game moved on, or its seats or clocks changed at the same move (a
                 # resignation, a vacation).  Give the claim back, so the turn is thought about again at
                 # once, not after the lease.
-                self.store.release_bot_turn(self.owner, turn)
+                self.site.bots.release_bot_turn(self.owner, turn)
         except Exception:
             # The claim stays until its lease runs out, then any worker tries again.
             log.exception("bot turn failed in game %s at move %s", turn.game_id, turn.seq)
@@ -99,7 +133,7 @@ class BotWorker:
                     continue
                 busy = False
                 # One query while idle: is any turn pending, and when is the first one due?
-                wait = self.store.next_bot_turn_due(self.clock(), self.delay)
+                wait = self.site.bots.next_bot_turn_due(self.clock(), self.delay)
                 if wait is not None and wait <= 0:
                     if self.run_once():
                         busy = True
@@ -117,13 +151,13 @@ class BotWorker:
         self._wake.set()
 
     def on_event(self, event: GameEvent) -> None:
-        """Store listener, when the worker shares a process with the store's writers: wake at once."""
+        """Site listener, when the worker shares a process with the site's writers: wake at once."""
         if event.bot_to_move and event.status == "running":
             self._wake.set()
 
     def idle(self) -> bool:
         """Nothing being played and no bot turn pending (tests wait for this)."""
-        return self._current is None and self.store.count_pending_bot_turns() == 0
+        return self._current is None and self.site.bots.count_pending_bot_turns() == 0
 
     # ---------------------------------------------------------------- as a thread (tests, embedding)
     def start(self) -> None:
@@ -143,6 +177,6 @@ class BotWorker:
         turn = self._current
         if turn is not None:
             try:
-                self.store.release_bot_turn(self.owner, turn)
+                self.site.bots.release_bot_turn(self.owner, turn)
             except Exception:
                 log.exception("could not release the claim on game %s", turn.game_id)

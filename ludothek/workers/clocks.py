@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ludothek.storage import Store
+from ludothek.services import Site
 
 
 class ClockJob:
     name = "clocks"
 
-    def __init__(self, store: Store, batch: int = 100) -> None:
-        self.store = store
+    def __init__(self, site: Site, batch: int = 100) -> None:
+        self.site = site
         self.batch = batch
 
     def run_once(self, now: datetime) -> int:
         """Reminders for deadlines less than a day away, then every seat whose time ran out."""
-        reminded = self.store.queue_reminders(now, limit=self.batch)
-        return len(reminded) + len(self.store.expire_due(now, limit=self.batch))
+        reminded = self.site.clocks.queue_reminders(now, limit=self.batch)
+        return len(reminded) + len(self.site.clocks.expire_due(now, limit=self.batch))

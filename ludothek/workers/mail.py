@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
-from ludothek.storage import Store
-from ludothek.storage.outbox import KEEP_FINISHED, QueuedMail
+from ludothek.services import Site
+from ludothek.services.outbox import KEEP_FINISHED, QueuedMail
 
 from .mail_compose import Composer, Skip, local_now
 from .mail_links import MailLinks
@@ -43,7 +43,7 @@ DIGEST_CHECK = timedelta(minutes=1)
 #: At most this many batches of mails in one pass of the sender (then the runner goes again at once
 #: if any was sent, or after its interval).
 MAX_BATCHES = 40
-#: How often a sender deletes finished mails older than its ``keep`` (`Store.prune_mail`).
+#: How often a sender deletes finished mails older than its ``keep`` (`Outbox.prune_mail`).
 PRUNE_EVERY = timedelta(hours=1)
 
 
@@ -133,11 +133,11 @@ class MailJob:
 
     name = "mail"
 
-    def __init__(self, store: Store, links: MailLinks, transport: Transport, *,
+    def __init__(self, site: Site, links: MailLinks, transport: Transport, *,
                  sender: str = "Ludothek <noreply@localhost>", batch: int = 50,
                  keep: timedelta = KEEP_FINISHED) -> None:
-        self.store = store
-        self.composer = Composer(store, links, sender)
+        self.site = site
+        self.composer = Composer(site, links, sender)
         self.transport = transport
         self.batch = batch
         #: This sender's name in the lease (unique per process and job).
@@ -149,7 +149,7 @@ class MailJob:
 
     def run_once(self, now: datetime) -> int:
         """Send what is due at ``now``; returns how many mails were sent."""
-        self.store.fail_interrupted_mail(now)
+        self.site.outbox.fail_interrupted_mail(now)
         self._queue_digests(now)
         self._prune(now)
         done = 0
@@ -163,7 +163,7 @@ class MailJob:
                 if isinstance(built, Skip):
                     skipped.append((mail.id, built.reason))
                     if len(skipped) >= self.batch:
-                        self.store.skip_mails(skipped)
+                        self.site.outbox.skip_mails(skipped)
                         skipped = []
                     continue
                 error = unreachable
@@ -175,16 +175,16 @@ class MailJob:
                         if isinstance(exc, (OSError, smtplib.SMTPServerDisconnected, smtplib.SMTPConnectError)):
                             unreachable = error
                 if error is not None:
-                    status = self.store.finish_mail(mail.id, now, error=error, attempts=mail.attempts)
+                    status = self.site.outbox.finish_mail(mail.id, now, error=error, attempts=mail.attempts)
                     # The log names the mail by id and kind, never by address.
                     log.warning("mail %s (%s) failed; now %s", mail.id, mail.kind, status)
                     continue
                 turn = (mail.user_id, mail.game_id, mail.seq or 0) if mail.kind == "turn" and mail.game_id else None
-                self.store.finish_mail(mail.id, now, sent=True, attempts=mail.attempts, turn=turn)
+                self.site.outbox.finish_mail(mail.id, now, sent=True, attempts=mail.attempts, turn=turn)
                 done += 1
         finally:
             try:
-                self.store.skip_mails(skipped)
+                self.site.outbox.skip_mails(skipped)
             finally:
                 close = getattr(self.transport, "close", None)
                 if close is not None:
@@ -200,7 +200,7 @@ class MailJob:
         it drains and the mails of people who want them would wait behind it.
         """
         for _ in range(MAX_BATCHES):
-            mails = self.store.claim_mail(self.owner, now, self.batch)
+            mails = self.site.outbox.claim_mail(self.owner, now, self.batch)
             yield from mails
             if len(mails) < self.batch or unreachable():
                 return
@@ -210,7 +210,7 @@ class MailJob:
         if self._pruned is not None and now - self._pruned < PRUNE_EVERY:
             return
         self._pruned = now
-        gone = self.store.prune_mail(now - self.keep)
+        gone = self.site.outbox.prune_mail(now - self.keep)
         if gone:
             log.info("deleted %d finished mails queued more than %d days ago", gone, self.keep.days)
 
@@ -219,12 +219,12 @@ class MailJob:
         if self._digest_checked is not None and now - self._digest_checked < DIGEST_CHECK:
             return
         self._digest_checked = now
-        for user_id, prefs in self.store.digest_users():
+        for user_id, prefs in self.site.notify.digest_users():
             local = local_now(now, prefs.timezone)
             today = local.date().isoformat()
-            if local.hour >= prefs.digest_hour and prefs.last_digest_on != today and self.store.waiting_games(user_id):
-                self.store.mark_digest(user_id, today)
+            if local.hour >= prefs.digest_hour and prefs.last_digest_on != today and self.site.notify.waiting_games(user_id):
+                self.site.notify.mark_digest(user_id, today)
 
     def stop(self) -> None:
         """Give the SQLite lease back (another sender may take over at once)."""
-        self.store.release_lease(self.owner)
+        self.site.outbox.release_lease(self.owner)

@@ -16,8 +16,9 @@ from email.utils import format_datetime, make_msgid
 from html import escape
 
 from ludothek import engine as eng
-from ludothek.storage import GameInfo, NotFound, Store
-from ludothek.storage.outbox import QueuedMail
+from ludothek.services import Site
+from ludothek.services.outbox import QueuedMail
+from ludothek.storage import GameInfo, NotFound
 from ludothek.texts import pick, t
 
 from .mail_links import MailLinks
@@ -50,18 +51,18 @@ def _players(names: list[str], lang: str) -> str:
 class Composer:
     """Builds the mails of one deployment."""
 
-    def __init__(self, store: Store, links: MailLinks, sender: str = "Ludothek <noreply@localhost>") -> None:
-        self.store = store
+    def __init__(self, site: Site, links: MailLinks, sender: str = "Ludothek <noreply@localhost>") -> None:
+        self.site = site
         self.links = links
         self.sender = sender
 
     def compose(self, mail: QueuedMail, now: datetime) -> EmailMessage | Skip:
-        store = self.store
-        user = store.user(mail.user_id)
+        site = self.site
+        user = site.accounts.user(mail.user_id)
         if user is None or user.is_guest:
             return Skip("no such account")
         lang = user.lang
-        email = store.email_of(user.id)
+        email = site.notify.email_of(user.id)
         if mail.kind == "verify":
             address = mail.payload.get("address")
             if not address or email.pending != address:
@@ -71,7 +72,7 @@ class Composer:
             if email.address is None:
                 return Skip("no verified address")
             to = email.address
-        prefs = store.prefs(user.id)
+        prefs = site.notify.prefs(user.id)
         parts: Parts | Skip
         if mail.kind == "turn":
             parts = self._turn(mail, user.id, lang) if prefs.turns == "each" else Skip("turn mails are off")
@@ -101,7 +102,7 @@ class Composer:
         if game_id is None:
             return None
         try:
-            return self.store.game(game_id)
+            return self.site.games.game(game_id)
         except NotFound:
             return None
 
@@ -112,10 +113,10 @@ class Composer:
         seat = info.seat_of(user_id)
         if seat is None or info.to_move != seat:
             return Skip("it is no longer this player's turn")
-        last_own = self.store.last_move_seq(info.id, seat)
+        last_own = self.site.outbox.last_move_seq(info.id, seat)
         if mail.seq is not None and last_own >= mail.seq:
             return Skip("the player has moved since")
-        if self.store.turn_mail_since(user_id, info.id, last_own):
+        if self.site.outbox.turn_mail_since(user_id, info.id, last_own):
             return Skip("a turn mail for this game went out already; none again until the player moves")
         names = info.seat_names()
         title = pick(eng.load(info.game).title, lang)
@@ -128,7 +129,7 @@ class Composer:
 
     def _move_text(self, info: GameInfo, seat: int, seq: int | None, lang: str, names: list[str]) -> str:
         """The last move by another seat up to ``seq``, as the recipient may read it in the log."""
-        with self.store.state(info.id) as (_, tracked):
+        with self.site.play.state(info.id) as (_, tracked):
             if tracked is None:
                 return ""
             log = tracked.log_for(seat, lang)
@@ -147,7 +148,7 @@ class Composer:
         seat = info.seat_of(user_id)
         if seat is None or info.to_move != seat or (mail.seq is not None and info.seq != mail.seq):
             return Skip("the player has moved since")
-        prefs = self.store.prefs(user_id)
+        prefs = self.site.notify.prefs(user_id)
         try:
             deadline = datetime.fromisoformat(str(mail.payload.get("deadline")))
             when = local_now(deadline, prefs.timezone).strftime("%Y-%m-%d %H:%M")
@@ -161,7 +162,7 @@ class Composer:
 
     def _digest(self, user_id: int, lang: str) -> Parts | Skip:
         items = []
-        for game_id, _seq in self.store.waiting_games(user_id):
+        for game_id, _seq in self.site.notify.waiting_games(user_id):
             info = self._game(game_id)
             if info is None:
                 continue

@@ -16,7 +16,7 @@ from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from ludothek.storage.notify_prefs import LinkRefused
+from ludothek.services.notify import LinkRefused
 
 #: Purpose → how long its link is valid.
 LIFETIMES = {

@@ -85,7 +85,7 @@ def test_admin_page(client: TestClient, db_url: str, capsys: pytest.CaptureFixtu
     capsys.readouterr()
     page = client.get("/admin")  # the role is checked in the database, at once
     assert page.status_code == 200 and 'data-user="bert"' in page.text
-    client.app.state.portal.store._user_cache.clear()  # the menu link shows within the user cache's 30 s
+    client.app.state.portal.site.users.entries.clear()  # the menu link shows within the user cache's 30 s
     assert 'id="admin-link"' in client.get("/").text
     bert_id = client.get("/api/me", headers=bert).json()["id"]
     token = csrf_of(client)
@@ -137,14 +137,14 @@ def test_admin_api(client: TestClient, db_url: str, capsys: pytest.CaptureFixtur
 
 
 def test_reports_queue_on_the_admin_page(client: TestClient, db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    store = client.app.state.portal.store
+    site = client.app.state.portal.site
     bert = api_user(client, "bert")
     carl = api_user(client, "carl")
     game = _running_game(client, bert, carl)
-    b, c = store.user_by_name("bert"), store.user_by_name("carl")
+    b, c = site.accounts.user_by_name("bert"), site.accounts.user_by_name("carl")
     assert b is not None and c is not None
-    posted = store.post_chat(game["id"], b, "<script>x()</script> you lose, loser")
-    report = store.report_chat(posted.line.id, c, "abuse")
+    posted = site.chat.post_chat(game["id"], b, "<script>x()</script> you lose, loser")
+    report = site.chat.report_chat(posted.line.id, c, "abuse")
     page_login(client, "anna")
     assert main(["admin", "make-admin", "anna", "--db", db_url]) == 0
     capsys.readouterr()

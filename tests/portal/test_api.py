@@ -9,13 +9,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from ludothek.storage.models import ActionRow, ApiToken, GameRow, SeatRow, User
+from ludothek.workers.bots import bot_step
 from tests.portal.conftest import api_user
 
 
 def db_snapshot(client: TestClient) -> tuple[Any, ...]:
     """Row counts and game summaries: equal snapshots = nothing was written."""
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.engine.begin() as conn:
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    with site.engine.begin() as conn:
         counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar() for t in
                        (User, ApiToken, GameRow, SeatRow, ActionRow))
         games = conn.execute(select(GameRow.id, GameRow.seq, GameRow.status, GameRow.to_move)).all()
@@ -196,7 +197,7 @@ def test_finished_game_has_result_and_full_record(client: TestClient) -> None:
         if g["my_turn"]:
             client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]}, headers=h)
         else:
-            client.app.state.portal.store.bot_step(gid)  # type: ignore[attr-defined]
+            bot_step(client.app.state.portal.site, gid)  # type: ignore[attr-defined]
     assert g["status"] == "finished"
     assert g["result"] and {r["rank"] for r in g["result"]} <= {1, 2}
     rec = client.get(f"/api/games/{gid}/record").json()
@@ -258,7 +259,7 @@ def test_out_of_range_body_numbers_are_malformed(client: TestClient, two: Any) -
 
 def test_game_lists_are_keyset_pages_stable_under_inserts(client: TestClient) -> None:
     h = api_user(client, "alice")
-    client.app.state.portal.store.max_open_games = 100  # type: ignore[attr-defined]
+    client.app.state.portal.site.lobby.max_open_games = 100  # type: ignore[attr-defined]
     client.app.state.portal.limits.enabled = False  # type: ignore[attr-defined]
     made = [client.post("/api/v1/games", json={"game": "toypig", "players": 2}, headers=h).json()["id"]
             for _ in range(7)]

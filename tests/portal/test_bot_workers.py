@@ -26,10 +26,11 @@ from sqlalchemy import select
 from ludothek import bots as bots_module
 from ludothek.engine import State
 from ludothek.portal import create_app
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.botturns import LEASE
 from ludothek.storage.models import ActionRow, GameRow
-from ludothek.workers.bots import BotWorker
+from ludothek.workers.bots import BotWorker, play_bot_turn
 from tests.portal.conftest import FAST_HASHER, api_user, csrf_of, make_settings, page_login
 from tests.portal.server import PortTaken, free_port, wait_until_serving
 
@@ -39,45 +40,45 @@ from tests.portal.server import PortTaken, free_port, wait_until_serving
 T0 = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
 
 
-def new_store(url: str) -> Store:
+def new_site(url: str) -> Site:
     engine = make_engine(url)
     migrate(engine)
-    return Store(engine, hasher=FAST_HASHER)
+    return Site(engine, hasher=FAST_HASHER)
 
 
-def bot_games(store: Store, n: int, bot: str = "random", players: int = 3) -> list[int]:
+def bot_games(site: Site, n: int, bot: str = "random", players: int = 3) -> list[int]:
     """``n`` running games of toypig where every seat but the creator's is a bot, each with a bot to move."""
-    creator = store.register(f"maker{random.randrange(10**9)}", "password-m")
+    creator = site.accounts.register(f"maker{random.randrange(10**9)}", "password-m")
     games: list[int] = []
     while len(games) < n:
         seats = [{"kind": "me"}] + [{"kind": "bot", "bot": bot}] * (players - 1)
-        gid = store.create_game(creator, "toypig", players, {"length": "long"}, seats)
-        info = store.game(gid)
+        gid = site.lobby.create_game(creator, "toypig", players, {"length": "long"}, seats)
+        info = site.games.game(gid)
         if info.status == "running" and info.to_move >= 0 and not info.is_bot_seat(info.to_move):
-            store.submit(gid, info.to_move, "hold", info.seq)  # the creator passes: a bot is to move
-            info = store.game(gid)
+            site.play.submit(gid, "hold", info.seq, seat=info.to_move)  # the creator passes: a bot is to move
+            info = site.games.game(gid)
         if info.status == "running" and info.is_bot_seat(info.to_move):
             games.append(gid)
     return games
 
 
-def _claims_of(store: Store) -> dict[int, tuple[str | None, int | None]]:
-    with store.engine.begin() as conn:
+def _claims_of(site: Site) -> dict[int, tuple[str | None, int | None]]:
+    with site.engine.begin() as conn:
         return {r.id: (r.bot_claimed_by, r.bot_claim_seq)
                 for r in conn.execute(select(GameRow.id, GameRow.bot_claimed_by, GameRow.bot_claim_seq))}
 
 
 def test_two_workers_claim_each_turn_exactly_once(any_db: str) -> None:
     """Two workers (two stores, as two processes would have) race for 24 pending turns: each is claimed once."""
-    stores = [new_store(any_db), new_store(any_db)]
-    games = bot_games(stores[0], 24)
-    assert stores[0].count_pending_bot_turns(T0) == 24
+    sites = [new_site(any_db), new_site(any_db)]
+    games = bot_games(sites[0], 24)
+    assert sites[0].bots.count_pending_bot_turns(T0) == 24
     claimed: list[list[int]] = [[], []]
     start = threading.Barrier(2)
 
     def claim(i: int) -> None:
         start.wait()
-        while (turn := stores[i].claim_bot_turn(f"worker-{i}", T0)) is not None:
+        while (turn := sites[i].bots.claim_bot_turn(f"worker-{i}", T0)) is not None:
             claimed[i].append(turn.game_id)
 
     threads = [threading.Thread(target=claim, args=(i,)) for i in range(2)]
@@ -87,21 +88,21 @@ def test_two_workers_claim_each_turn_exactly_once(any_db: str) -> None:
         th.join()
     every = claimed[0] + claimed[1]
     assert sorted(every) == sorted(games), "every turn claimed, none twice"
-    assert stores[0].count_pending_bot_turns(T0) == 0  # the gauge's count: nothing left unclaimed
-    owners = _claims_of(stores[0])
+    assert sites[0].bots.count_pending_bot_turns(T0) == 0  # the gauge's count: nothing left unclaimed
+    owners = _claims_of(sites[0])
     for i in range(2):
         assert all(owners[g][0] == f"worker-{i}" for g in claimed[i])
-    for s in stores:
+    for s in sites:
         s.engine.dispose()
 
 
 def test_a_busy_worker_claims_the_next_turn_without_first_asking_whether_one_is_due(any_db: str) -> None:
     """After a turn it played, the worker's next query is the claim itself; it asks when the next turn is
     due only once a claim found nothing (one query per turn while bots keep moving, not two)."""
-    store = new_store(any_db)
-    games = bot_games(store, 8, players=3)
+    site = new_site(any_db)
+    games = bot_games(site, 8, players=3)
     events: list[str] = []
-    claim, due = store.claim_bot_turn, store.next_bot_turn_due
+    claim, due = site.bots.claim_bot_turn, site.bots.next_bot_turn_due
 
     def counted_claim(*args: Any, **kwargs: Any) -> Any:
         turn = claim(*args, **kwargs)
@@ -112,14 +113,14 @@ def test_a_busy_worker_claims_the_next_turn_without_first_asking_whether_one_is_
         events.append("look")
         return due(*args, **kwargs)
 
-    store.claim_bot_turn = counted_claim  # type: ignore[method-assign]
-    store.next_bot_turn_due = counted_due  # type: ignore[method-assign]
-    worker = BotWorker(store, delay=0.0, interval=0.01, owner="busy")
+    site.bots.claim_bot_turn = counted_claim  # type: ignore[method-assign]
+    site.bots.next_bot_turn_due = counted_due  # type: ignore[method-assign]
+    worker = BotWorker(site, delay=0.0, interval=0.01, owner="busy")
     worker.start()
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the bots move until every game waits for its creator
-            infos = [store.game(g) for g in games]
+            infos = [site.games.game(g) for g in games]
             if all(i.status != "running" or not i.is_bot_seat(i.to_move) for i in infos):
                 break
             time.sleep(0.01)
@@ -132,64 +133,64 @@ def test_a_busy_worker_claims_the_next_turn_without_first_asking_whether_one_is_
 
 def test_two_workers_play_bots_only_games_to_the_end_without_a_lost_turn(any_db: str) -> None:
     """Two bot workers play ten games to their end; every bot move was thought once and stored once."""
-    stores = [new_store(any_db), new_store(any_db)]
-    games = bot_games(stores[0], 10, players=2)
-    creator = stores[0].game(games[0]).seats
+    sites = [new_site(any_db), new_site(any_db)]
+    games = bot_games(sites[0], 10, players=2)
+    creator = sites[0].games.game(games[0]).seats
     assert creator  # the creator sits in every game and only holds when it is their turn
-    workers = [BotWorker(stores[i], delay=0.0, interval=0.01, owner=f"w{i}") for i in range(2)]
+    workers = [BotWorker(sites[i], delay=0.0, interval=0.01, owner=f"w{i}") for i in range(2)]
     stale: list[int] = []
     for w in workers:
-        original = w.store.play_bot_turn
+        original = w.play
 
-        def play(turn: Any, nice: int = 0, original: Any = original) -> bool:
-            stored = bool(original(turn, nice=nice))
+        def play(turn: Any, original: Any = original) -> bool:
+            stored = bool(original(turn))
             if not stored:
                 stale.append(turn.game_id)
             return stored
 
-        w.store.play_bot_turn = play  # type: ignore[method-assign]
+        w.play = play  # type: ignore[method-assign]
     for w in workers:
         w.start()
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
-            infos = [stores[0].game(g) for g in games]
+            infos = [sites[0].games.game(g) for g in games]
             if all(i.status == "finished" for i in infos):
                 break
             for info in infos:  # the human seat: always "hold" at once
                 if info.status == "running" and not info.is_bot_seat(info.to_move) and info.to_move >= 0:
                     with contextlib.suppress(Exception):
-                        stores[0].submit(info.id, info.to_move, "hold", info.seq)
+                        sites[0].play.submit(info.id, "hold", info.seq, seat=info.to_move)
             time.sleep(0.005)
     finally:
         for w in workers:
             w.stop()
-    assert all(stores[0].game(g).status == "finished" for g in games), "a game stalled"
-    with stores[0].engine.begin() as conn:
+    assert all(sites[0].games.game(g).status == "finished" for g in games), "a game stalled"
+    with sites[0].engine.begin() as conn:
         rows = conn.execute(select(ActionRow.game_id, ActionRow.seat).where(ActionRow.game_id.in_(games))).all()
-    bot_seats = {g: {s.seat for s in stores[0].game(g).seats if s.kind == "bot"} for g in games}
+    bot_seats = {g: {s.seat for s in sites[0].games.game(g).seats if s.kind == "bot"} for g in games}
     bot_moves = sum(1 for g, seat in rows if seat in bot_seats[g])
     assert workers[0].played + workers[1].played == bot_moves, "each stored bot move was played once"
     assert stale == [], "no worker thought about a turn another worker had"
-    for s in stores:
+    for s in sites:
         s.engine.dispose()
 
 
 def test_a_dead_workers_turn_is_played_after_its_lease_runs_out(tmp_path: Path) -> None:
     """A worker claims a turn and dies: nobody plays it while the lease holds, another worker does after."""
-    store = new_store(f"sqlite:///{tmp_path / 'lease.sqlite3'}")
-    (gid,) = bot_games(store, 1)
-    seq = store.game(gid).seq
-    dead = store.claim_bot_turn("dead-worker", T0)
+    site = new_site(f"sqlite:///{tmp_path / 'lease.sqlite3'}")
+    (gid,) = bot_games(site, 1)
+    seq = site.games.game(gid).seq
+    dead = site.bots.claim_bot_turn("dead-worker", T0)
     assert dead is not None and dead.game_id == gid  # ... and then it was killed
-    living = BotWorker(store, delay=0.0, owner="living")
+    living = BotWorker(site, delay=0.0, owner="living")
     assert living.run_once(T0 + LEASE - timedelta(seconds=1)) == 0
-    assert store.game(gid).seq == seq
-    assert store.count_pending_bot_turns(T0 + LEASE - timedelta(seconds=1)) == 0
-    assert store.count_pending_bot_turns(T0 + LEASE) == 1
+    assert site.games.game(gid).seq == seq
+    assert site.bots.count_pending_bot_turns(T0 + LEASE - timedelta(seconds=1)) == 0
+    assert site.bots.count_pending_bot_turns(T0 + LEASE) == 1
     assert living.run_once(T0 + LEASE) == 1
-    assert store.game(gid).seq > seq and living.played == 1
-    store.engine.dispose()
+    assert site.games.game(gid).seq > seq and living.played == 1
+    site.engine.dispose()
 
 
 def _bots_process(db: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
@@ -209,20 +210,20 @@ def _wait_for(what: str, check: Any, timeout: float = 60.0) -> Any:
         time.sleep(0.05)
 
 
-def _real_game_with_hard_bot_to_move(store: Store) -> int:
+def _real_game_with_hard_bot_to_move(site: Site) -> int:
     """A Roll Through the Ages game (a game the ``ludothek bots`` process knows, unlike the tests' toy
     games) between a person and ``hard``, played by the person until the bot is to move."""
-    creator = store.register(f"maker{random.randrange(10**9)}", "password-m")
-    gid = store.create_game(creator, "rolltheages", 2, {}, [{"kind": "me"}, {"kind": "bot", "bot": "hard"}])
+    creator = site.accounts.register(f"maker{random.randrange(10**9)}", "password-m")
+    gid = site.lobby.create_game(creator, "rolltheages", 2, {}, [{"kind": "me"}, {"kind": "bot", "bot": "hard"}])
     rng = random.Random(5)
     for _ in range(500):
-        info = store.game(gid)
+        info = site.games.game(gid)
         if info.is_bot_seat(info.to_move):
             return gid
-        with store.state(gid) as (_, tracked):
+        with site.play.state(gid) as (_, tracked):
             assert tracked is not None
             action = rng.choice(tracked.state.legal_actions())
-        store.submit(gid, info.to_move, action, info.seq)
+        site.play.submit(gid, action, info.seq, seat=info.to_move)
     raise AssertionError("the bot never came to move")
 
 
@@ -233,27 +234,27 @@ def test_kill_9_a_bot_worker_mid_thought_and_another_plays_the_turn(tmp_path: Pa
     (200 iterations), and the claim is seen within 50 ms of being made: the kill falls in the thinking.
     """
     db = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
-    store = new_store(db)
-    gid = _real_game_with_hard_bot_to_move(store)
-    seq = store.game(gid).seq
+    site = new_site(db)
+    gid = _real_game_with_hard_bot_to_move(site)
+    seq = site.games.game(gid).seq
     log = tmp_path / "bots.log"
     proc = _bots_process(db, log)
     try:
-        owner = _wait_for("the worker's claim", lambda: _claims_of(store)[gid][0])
+        owner = _wait_for("the worker's claim", lambda: _claims_of(site)[gid][0])
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert "bot turn failed" not in log.read_text(), "the worker could play this game: it was killed thinking"
-    assert store.game(gid).seq == seq, "the killed worker stored nothing"
-    assert _claims_of(store)[gid] == (owner, seq)
+    assert site.games.game(gid).seq == seq, "the killed worker stored nothing"
+    assert _claims_of(site)[gid] == (owner, seq)
     now = datetime.now(UTC)
-    assert store.claim_bot_turn("early", now) is None  # the dead worker's lease still holds
-    after = BotWorker(store, delay=0.0, owner="after")
+    assert site.bots.claim_bot_turn("early", now) is None  # the dead worker's lease still holds
+    after = BotWorker(site, delay=0.0, owner="after")
     assert after.run_once(now + LEASE) == 1
-    assert store.game(gid).seq > seq
-    store.engine.dispose()
+    assert site.games.game(gid).seq > seq
+    site.engine.dispose()
 
 
 def test_a_failing_bot_falls_back_and_the_game_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -268,52 +269,52 @@ def test_a_failing_bot_falls_back_and_the_game_goes_on(tmp_path: Path, monkeypat
             raise RuntimeError("the search fell over")
 
     monkeypatch.setitem(bots_module.BOTS, "hard", Broken)
-    store = new_store(f"sqlite:///{tmp_path / 'fallback.sqlite3'}")
-    (gid,) = bot_games(store, 1, bot="hard", players=2)
-    worker = BotWorker(store, delay=0.0, owner="w")
+    site = new_site(f"sqlite:///{tmp_path / 'fallback.sqlite3'}")
+    (gid,) = bot_games(site, 1, bot="hard", players=2)
+    worker = BotWorker(site, delay=0.0, owner="w")
     with caplog.at_level(logging.WARNING, logger="ludothek.bots"):
         for _ in range(500):
-            info = store.game(gid)
+            info = site.games.game(gid)
             if info.status == "finished":
                 break
             if info.is_bot_seat(info.to_move):
                 assert worker.run_once() == 1
             else:
-                store.submit(gid, info.to_move, "hold", info.seq)
-    assert store.game(gid).status == "finished"
+                site.play.submit(gid, "hold", info.seq, seat=info.to_move)
+    assert site.games.game(gid).status == "finished"
     assert "bot hard failed" in caplog.text
-    store.engine.dispose()
+    site.engine.dispose()
 
 
 def test_a_turn_whose_move_fails_to_store_is_tried_again_after_the_lease(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """An error while playing (the database went away mid-move) leaves the claim to run out: no stall."""
-    store = new_store(f"sqlite:///{tmp_path / 'retry.sqlite3'}")
-    (gid,) = bot_games(store, 1)
-    seq = store.game(gid).seq
-    worker = BotWorker(store, delay=0.0, owner="w")
-    real_submit = store.submit
-    monkeypatch.setattr(store, "submit", lambda *a, **k: (_ for _ in ()).throw(OSError("disk gone")))
-    assert worker.run_once(T0) == 1 and store.game(gid).seq == seq
-    monkeypatch.setattr(store, "submit", real_submit)
+    site = new_site(f"sqlite:///{tmp_path / 'retry.sqlite3'}")
+    (gid,) = bot_games(site, 1)
+    seq = site.games.game(gid).seq
+    worker = BotWorker(site, delay=0.0, owner="w")
+    real_submit = site.play.submit
+    monkeypatch.setattr(site.play, "submit", lambda *a, **k: (_ for _ in ()).throw(OSError("disk gone")))
+    assert worker.run_once(T0) == 1 and site.games.game(gid).seq == seq
+    monkeypatch.setattr(site.play, "submit", real_submit)
     assert worker.run_once(T0 + timedelta(seconds=1)) == 0  # still claimed
     assert worker.run_once(T0 + LEASE) == 1
-    assert store.game(gid).seq > seq
-    store.engine.dispose()
+    assert site.games.game(gid).seq > seq
+    site.engine.dispose()
 
 
 def test_the_pause_people_need_is_kept(tmp_path: Path) -> None:
     """A bot turn is claimed only ``delay`` seconds after the seat started waiting."""
-    store = new_store(f"sqlite:///{tmp_path / 'pace.sqlite3'}")
-    (gid,) = bot_games(store, 1)
-    since = store.game(gid).turn_since
+    site = new_site(f"sqlite:///{tmp_path / 'pace.sqlite3'}")
+    (gid,) = bot_games(site, 1)
+    since = site.games.game(gid).turn_since
     assert since is not None
-    worker = BotWorker(store, delay=0.4, owner="w")
+    worker = BotWorker(site, delay=0.4, owner="w")
     assert worker.run_once(since + timedelta(seconds=0.3)) == 0
-    wait = store.next_bot_turn_due(since + timedelta(seconds=0.3), 0.4)
+    wait = site.bots.next_bot_turn_due(since + timedelta(seconds=0.3), 0.4)
     assert wait is not None and 0.05 < wait <= 0.1 + 1e-6
     assert worker.run_once(since + timedelta(seconds=0.4)) == 1
-    store.engine.dispose()
+    site.engine.dispose()
 
 
 def test_resigned_and_timed_out_seats_are_played_by_medium(client: TestClient) -> None:
@@ -532,19 +533,19 @@ def test_the_bot_queue_gauge_counts_the_turns_the_workers_would_claim(tmp_path: 
 
     app = create_app(make_settings(f"sqlite:///{tmp_path / 'gauge.sqlite3'}", bots_in_process=False))
     with TestClient(app, client=("127.0.0.1", 40000)) as client:
-        store: Store = app.state.portal.store
+        site: Site = app.state.portal.site
 
         def gauge() -> float:
             body = client.get("/metrics").content
             return next(v for name, _, v in scrape_lines(body) if name == "ludothek_bot_queue")
 
         assert gauge() == 0
-        games = bot_games(store, 3)
-        assert gauge() == 3 == store.count_pending_bot_turns()
-        turn = store.claim_bot_turn("elsewhere", datetime.now(UTC))
+        games = bot_games(site, 3)
+        assert gauge() == 3 == site.bots.count_pending_bot_turns()
+        turn = site.bots.claim_bot_turn("elsewhere", datetime.now(UTC))
         assert turn is not None and gauge() == 2
-        store.play_bot_turn(turn)
-        assert gauge() == 2 + int(store.game(turn.game_id).is_bot_seat(store.game(turn.game_id).to_move))
+        play_bot_turn(site, turn)
+        assert gauge() == 2 + int(site.games.game(turn.game_id).is_bot_seat(site.games.game(turn.game_id).to_move))
         assert set(games) >= {turn.game_id}
 
 
@@ -572,25 +573,25 @@ def test_a_bot_move_that_meets_a_change_of_seats_is_thought_again_at_once(tmp_pa
     abandonment vote withdrawn): the move is refused as stale, the worker gives its claim back, and the
     turn is played on the next look, not after the lease (it was logged as a failed bot turn before)."""
     url = f"sqlite:///{tmp_path / 'seats.sqlite3'}"
-    store, other = new_store(url), new_store(url)
-    (gid,) = bot_games(store, 1)
-    seq = store.game(gid).seq
-    creator = other.user(next(s.user_id for s in store.game(gid).seats if s.kind == "player"))
+    site, other = new_site(url), new_site(url)
+    (gid,) = bot_games(site, 1)
+    seq = site.games.game(gid).seq
+    creator = other.accounts.user(next(s.user_id for s in site.games.game(gid).seats if s.kind == "player"))
     assert creator is not None
-    real_submit = store.submit
+    real_submit = site.play.submit
     changed: list[bool] = []
 
     def submit(*args: Any, **kwargs: Any) -> Any:
         if not changed:
-            other.vote_abandon(gid, creator, agree=False)  # seats_rev + 1, as another process would
+            other.clocks.vote_abandon(gid, creator, agree=False)  # seats_rev + 1, as another process would
             changed.append(True)
         return real_submit(*args, **kwargs)
 
-    monkeypatch.setattr(store, "submit", submit)
-    worker = BotWorker(store, delay=0.0, owner="w")
-    assert worker.run_once(T0) == 1 and worker.played == 0 and store.game(gid).seq == seq
-    assert _claims_of(store)[gid] == (None, None)  # given back
+    monkeypatch.setattr(site.play, "submit", submit)
+    worker = BotWorker(site, delay=0.0, owner="w")
+    assert worker.run_once(T0) == 1 and worker.played == 0 and site.games.game(gid).seq == seq
+    assert _claims_of(site)[gid] == (None, None)  # given back
     assert worker.run_once(T0 + timedelta(seconds=1)) == 1 and worker.played == 1
-    assert store.game(gid).seq > seq
-    store.engine.dispose()
+    assert site.games.game(gid).seq > seq
+    site.engine.dispose()
     other.engine.dispose()

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from ludothek.storage.chat import MAX_CHAT_LENGTH
+from ludothek.services.community.chat import MAX_CHAT_LENGTH
 from ludothek.storage.models import ChatMessage, ChatReport
 from tests.portal.conftest import api_user, in_one_rate_window, page_login
 
@@ -21,8 +21,8 @@ STORED = "<script>alert('x')</script><img src=x onerror=alert(1)> & \"q\" 'a' [2
 
 
 def chat_rows(client: TestClient) -> tuple[int, int]:
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.engine.begin() as conn:
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    with site.engine.begin() as conn:
         return (conn.execute(select(func.count()).select_from(ChatMessage)).scalar_one(),
                 conn.execute(select(func.count()).select_from(ChatReport)).scalar_one())
 
@@ -162,8 +162,8 @@ def test_reports(client: TestClient, table: dict[str, Any]) -> None:
     refused(client, "POST", f"/api/chat/{mid}/report", 404, "not_found", json={}, headers=eve)
     refused(client, "POST", f"/api/chat/{mid + 99}/report", 404, "not_found", json={}, headers=ann)
     refused(client, "POST", f"/api/chat/{mid}/report", 422, "malformed", json={"reason": "boring"}, headers=ann)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    assert [(q.reporter, q.author, q.text) for q in store.chat_reports()] == [("ann", "bob", "rude")]
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    assert [(q.reporter, q.author, q.text) for q in site.chat.chat_reports()] == [("ann", "bob", "rude")]
 
 
 def test_chat_through_the_pages(client: TestClient, table: dict[str, Any]) -> None:

@@ -18,7 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ludothek.portal import create_app
-from ludothek.storage import Store, make_engine
+from ludothek.services import Site
+from ludothek.storage import make_engine
 from ludothek.storage.timecontrol import DAY, TimeControl, paused_deadline, placed_last
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.runner import Runner
@@ -31,9 +32,9 @@ def client(db_url: str) -> Iterator[TestClient]:
         yield c
 
 
-def store_of(client: TestClient) -> Store:
-    store: Store = client.app.state.portal.store  # type: ignore[attr-defined]
-    return store
+def site_of(client: TestClient) -> Site:
+    site: Site = client.app.state.portal.site  # type: ignore[attr-defined]
+    return site
 
 
 def two_player_game(client: TestClient, time_control: Any) -> tuple[int, dict[str, str], dict[str, str]]:
@@ -82,11 +83,11 @@ def test_a_fixed_time_per_move_sets_a_deadline_and_the_api_shows_it(client: Test
 # ----------------------------------------------------------------------------- timeouts
 def test_a_timeout_hands_the_seat_to_a_bot_and_places_the_player_last(client: TestClient) -> None:
     gid, ann, bob = two_player_game(client, {"kind": "move", "days": 1})
-    store = store_of(client)
+    site = site_of(client)
     slow, g = to_move(client, gid, ann, bob)
     seq = g["seq"]
-    assert store.expire_due(datetime.now(UTC) + timedelta(hours=23)) == []
-    assert store.expire_due(datetime.now(UTC) + timedelta(days=1, minutes=1)) == [gid]
+    assert site.clocks.expire_due(datetime.now(UTC) + timedelta(hours=23)) == []
+    assert site.clocks.expire_due(datetime.now(UTC) + timedelta(days=1, minutes=1)) == [gid]
     # The player can no longer act for the seat.
     r = client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": seq}, headers=slow)
     assert r.status_code in (403, 409)
@@ -122,14 +123,14 @@ def test_deadlines_fire_exactly_once_with_two_servers_racing(any_db: str) -> Non
                            headers=ann).json()["id"]
             assert one.post(f"/api/games/{gid}/join", headers=bob).status_code == 200
             games.append(gid)
-        stores = [Store(make_engine(any_db)) for _ in range(2)]
+        sites = [Site(make_engine(any_db)) for _ in range(2)]
         later = datetime.now(UTC) + timedelta(days=2)
         fired: list[list[int]] = [[], []]
         barrier = threading.Barrier(2)
 
         def run(i: int) -> None:
             barrier.wait()
-            fired[i] = stores[i].expire_due(later)
+            fired[i] = sites[i].clocks.expire_due(later)
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
         for t in threads:
@@ -137,7 +138,7 @@ def test_deadlines_fire_exactly_once_with_two_servers_racing(any_db: str) -> Non
         for t in threads:
             t.join()
         assert sorted(fired[0] + fired[1]) == sorted(games)
-        for s in stores:
+        for s in sites:
             s.engine.dispose()
 
 
@@ -145,26 +146,26 @@ def test_deadlines_survive_a_restart(db_url: str) -> None:
     with TestClient(create_app(make_settings(db_url, jobs_interval=0))) as first:
         gid, _, _ = two_player_game(first, "move:3")
     with TestClient(create_app(make_settings(db_url, jobs_interval=0))) as second:
-        store = store_of(second)
-        assert store.game(gid).deadline is not None
-        runner = Runner([ClockJob(store)], clock=lambda: datetime.now(UTC) + timedelta(days=4))
+        site = site_of(second)
+        assert site.games.game(gid).deadline is not None
+        runner = Runner([ClockJob(site)], clock=lambda: datetime.now(UTC) + timedelta(days=4))
         assert runner.run_once() == 1
-        assert any(s.left_as == "timed_out" for s in store.game(gid).seats)
+        assert any(s.left_as == "timed_out" for s in site.games.game(gid).seats)
 
 
 def test_bots_only_remainder_plays_itself_to_the_end(client: TestClient) -> None:
     gid, ann, bob = two_player_game(client, "move:1")
-    store = store_of(client)
-    store.expire_due(datetime.now(UTC) + timedelta(days=2))
+    site = site_of(client)
+    site.clocks.expire_due(datetime.now(UTC) + timedelta(days=2))
     g = client.get(f"/api/games/{gid}", headers=ann).json()
     other = ann if g["my_seat"] is not None else bob
     r = client.post(f"/api/games/{gid}/resign", headers=other)
     # (the bot may win within its own turn before the other player resigns: then the game is over)
     assert r.status_code == 200 or "only a running game" in r.text, r.text
-    wait_until(lambda: store.game(gid).status == "finished")
+    wait_until(lambda: site.games.game(gid).status == "finished")
     if r.status_code != 200:
         return
-    result = store.game(gid).result
+    result = site.games.game(gid).result
     # Everyone left: they share the last place, which is also the only one.
     assert result is not None and {r["left"] for r in result} == {"timed_out", "resigned"}
     assert {r["rank"] for r in result} == {1}
@@ -173,14 +174,14 @@ def test_bots_only_remainder_plays_itself_to_the_end(client: TestClient) -> None
 # ----------------------------------------------------------------------------- time banks
 def test_a_time_bank_keeps_what_is_left_plus_the_bonus_up_to_the_cap(client: TestClient) -> None:
     gid, ann, bob = two_player_game(client, "bank:3+1/4")
-    store = store_of(client)
+    site = site_of(client)
     h, g = to_move(client, gid, ann, bob)
     me = g["my_seat"]
     while g["my_turn"]:  # until the turn passes (the toy game may hand it straight back)
         assert client.post(f"/api/games/{gid}/actions", json={"action": "hold", "seq": g["seq"]},
                            headers=h).status_code == 200
         g = client.get(f"/api/games/{gid}", headers=h).json()
-    banks = {s["seat"]: s["remaining_seconds"] for s in store.clock_view(store.game(gid))["seats"]}  # type: ignore[index]
+    banks = {s["seat"]: s["remaining_seconds"] for s in site.clocks.clock_view(site.games.game(gid))["seats"]}  # type: ignore[index]
     # About 3 days were left; the bonus of 1 day is capped at 4 days.
     assert 4 * DAY - 60 < banks[me] <= 4 * DAY
 
@@ -208,8 +209,8 @@ def test_resigning_and_its_refusals(client: TestClient) -> None:
     assert seats["ann (Bot)"]["kind"] == "bot"
     again = client.post(f"/api/games/{gid}/resign", headers=ann)
     assert again.status_code in (403, 409)
-    store = store_of(client)
-    wait_until(lambda: store.game(gid).status == "finished" or store.game(gid).to_move >= 0)
+    site = site_of(client)
+    wait_until(lambda: site.games.game(gid).status == "finished" or site.games.game(gid).to_move >= 0)
     assert client.post("/api/games/999999/resign", headers=ann).status_code == 404
 
 
@@ -219,8 +220,8 @@ def test_resigning_a_finished_game_is_refused(client: TestClient) -> None:
     # The bot that took ann's seat may win within its own turn; otherwise bob resigns too.
     r = client.post(f"/api/games/{gid}/resign", headers=bob)
     assert r.status_code == 200 or "only a running game" in r.text, r.text
-    store = store_of(client)
-    wait_until(lambda: store.game(gid).status == "finished")
+    site = site_of(client)
+    wait_until(lambda: site.games.game(gid).status == "finished")
     r = client.post(f"/api/games/{gid}/resign", headers=bob)
     assert r.status_code == 409 and "only a running game" in r.json()["detail"]
 
@@ -237,21 +238,21 @@ def test_abandoning_needs_every_human_and_the_creator_offers(client: TestClient)
     r = client.post(f"/api/games/{gid}/abandon", json={}, headers=bob)
     assert r.status_code == 200 and r.json()["status"] == "abandoned" and r.json()["result"] is None
     # An abandoned game has no clock left to fire.
-    assert store_of(client).expire_due(datetime.now(UTC) + timedelta(days=5)) == []
+    assert site_of(client).clocks.expire_due(datetime.now(UTC) + timedelta(days=5)) == []
 
 
 # ----------------------------------------------------------------------------- vacations
 def test_a_vacation_pauses_the_clock_of_a_waiting_game(client: TestClient) -> None:
     gid, ann, bob = two_player_game(client, "move:1")
-    store = store_of(client)
+    site = site_of(client)
     h, _ = to_move(client, gid, ann, bob)
-    before = store.game(gid).deadline
+    before = site.games.game(gid).deadline
     assert before is not None
     r = client.post("/api/vacation", json={"days": 5}, headers=h)
     assert r.status_code == 201 and 4.9 < r.json()["used_days"] <= 5.0 and len(r.json()["absences"]) == 1
-    after = store.game(gid).deadline
+    after = site.games.game(gid).deadline
     assert after is not None and timedelta(days=4, hours=23) < after - before <= timedelta(days=5)
-    assert store.expire_due(datetime.now(UTC) + timedelta(days=2)) == []
+    assert site.clocks.expire_due(datetime.now(UTC) + timedelta(days=2)) == []
     # Others see why the clock stands still.
     other = bob if h is ann else ann
     seats = client.get(f"/api/games/{gid}", headers=other).json()["clock"]["seats"]

@@ -19,13 +19,13 @@ def finished_game(client: TestClient, game: str = "toypig", players: int = 2,
     gid = client.post("/api/games", json={"game": game, "players": players}, headers=heads[0]).json()["id"]
     for h in heads[1:]:
         client.post(f"/api/games/{gid}/join", headers=h)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info = site.games.game(gid)
     by_seat = {info.seat_of(client.get("/api/me", headers=h).json()["id"]): h for h in heads}
     rng = random.Random(seed)
     moves = 0
-    while store.game(gid).status == "running":
-        info = store.game(gid)
+    while site.games.game(gid).status == "running":
+        info = site.games.game(gid)
         h = by_seat[info.to_move]
         g = client.get(f"/api/games/{gid}?log=false", headers=h).json()
         action = rng.choice(g["legal"])["action"]
@@ -39,19 +39,19 @@ def finished_game(client: TestClient, game: str = "toypig", players: int = 2,
 
 
 def test_replay_api_matches_the_engine_at_every_step(client: TestClient) -> None:
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
     # Machi Koro lets a decision be taken back only now and then, and the store's dice are real: about
     # one game in 400 ends without a chance to undo at an even move.  Then another game is played (new
     # players: each registration counts against the address's limit of ten an hour).
     for attempt in range(4):
         players = ("alice", "bob") if attempt == 0 else (f"alice{attempt}", f"bob{attempt}")
         gid, _by_seat = finished_game(client, game="machikoro", names=players, undo_every=2)
-        record = store.record(gid)
+        record = site.play.record(gid)
         if any(a["action"] == "undo" for a in record["actions"]):
             break
     assert any(a["action"] == "undo" for a in record["actions"])
     last = len(record["actions"])
-    names = store.game(gid).seat_names()
+    names = site.games.game(gid).seat_names()
     undos = [i for i, a in enumerate(record["actions"]) if a["action"] == "undo"]
     for step in sorted({0, 1, 2, 5, last // 2, last - 1, last, *range(3, last, 29), *undos[:4], *[u + 1 for u in undos[:4]]}):
         expected = eng.replay(record, upto=step)
@@ -98,8 +98,8 @@ def test_running_game_replay_only_my_own_seat(client: TestClient) -> None:
 
 def test_paged_log_numbered_by_move_numbers(client: TestClient) -> None:
     gid, _by_seat = finished_game(client, game="machikoro", seed=5)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    seq = store.game(gid).seq
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    seq = site.games.game(gid).seq
     everything = all_pages(client, f"/api/games/{gid}/log")
     assert [e["n"] for e in everything] == list(range(1, seq + 1))
     page = client.get(f"/api/games/{gid}/log/page?limit=5").json()
@@ -117,9 +117,9 @@ def test_paged_log_numbered_by_move_numbers(client: TestClient) -> None:
 
 def test_import_a_record_shows_it_and_stores_nothing(client: TestClient) -> None:
     gid, _ = finished_game(client)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    record = store.record(gid)
-    games_before = store.count_games()
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    record = site.play.record(gid)
+    games_before = site.lobby.count_games()
     token = page_login(client, "carla")
     r = client.post("/replays/import", data={"csrf": token, "step": "2"},
                     files={"file": ("game.json", json.dumps(record).encode(), "application/json")})
@@ -137,7 +137,7 @@ def test_import_a_record_shows_it_and_stores_nothing(client: TestClient) -> None
     assert r.status_code == 400 and r.json()["code"] == "bad_record" and "action 4" in r.json()["detail"]
     r = client.post("/replays/import", data={"csrf": token, "record": "{not json"})
     assert r.status_code == 400 and "JSON" in r.text
-    assert store.count_games() == games_before
+    assert site.lobby.count_games() == games_before
 
 
 def test_profile_about_me_languages_and_refusals(client: TestClient) -> None:
@@ -219,8 +219,8 @@ def test_an_abandoned_game_is_over_for_replays_records_and_profiles(client: Test
     assert client.post(f"/api/games/{gid}/actions", json=move, headers=heads[mover]).status_code == 200
     for h in heads:
         assert client.post(f"/api/games/{gid}/abandon", json={"agree": True}, headers=h).status_code == 200
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info_now = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info_now = site.games.game(gid)
     assert info_now.status == "abandoned" and info_now.result is None
     last = info_now.seq
     # Every seat's view, for anyone, at any step; the record is public; nothing can be played.
@@ -244,20 +244,20 @@ def test_an_abandoned_game_is_over_for_replays_records_and_profiles(client: Test
 def test_profile_leaderboard_and_import_read_well_in_german_and_english(client: TestClient) -> None:
     """Dates, ratings and column heads as people of each language write them; import errors in German too."""
     gid, _ = finished_game(client)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    since = store.profile("alice").member_since
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    since = site.profiles.profile("alice").member_since
     de = client.get("/users/alice?lang=de", headers={"Accept-Language": "de"}).text
     en = client.get("/users/alice?lang=en").text
     assert since.strftime("%d.%m.%Y") in de and since.strftime("%Y-%m-%d") not in de
     assert since.strftime("%b %-d, %Y") in en
     assert "<th>Gespielt</th><th>Gewonnen</th>" in de and "<th>Played</th><th>Won</th>" in en
-    rating = store.ratings_of(store.profile("alice").user_id)["toypig"].conservative
+    rating = site.ratings.ratings_of(site.profiles.profile("alice").user_id)["toypig"].conservative
     assert f"<strong>{rating:.1f}</strong>".replace(".", ",") in de and f"<strong>{rating:.1f}</strong>" in en
     # One rated game: the chart is a line from the starting rating 0, labelled in the reader's notation.
     assert f"Wertung nach 1 Partie: {rating:.1f}".replace(".", ",") in de
     assert re.search(r'<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"', de)
     # A record that does not replay: the first bad action named in the reader's language.
-    record = store.record(gid)
+    record = site.play.record(gid)
     record["actions"][3]["action"] = "fly"
     token = page_login(client, "dora")
     r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(record)})

@@ -12,8 +12,8 @@ from tests.portal.conftest import api_user, page_login
 
 
 def rows(client: TestClient) -> tuple[Any, ...]:
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.engine.begin() as conn:
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    with site.engine.begin() as conn:
         return tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
                      for t in (Friend, Block, GameRow, SeatRow))
 

@@ -288,11 +288,11 @@ def test_socket_counter_caps_per_user_and_per_address() -> None:
 
 def test_game_locks_are_kept_only_while_used(client: TestClient) -> None:
     """Unknown ids leave nothing behind (40,000 of them used to add 6.8 MB for good)."""
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
     for gid in range(1000, 6000):
-        with pytest.raises(NotFound), store.state(gid):
+        with pytest.raises(NotFound), site.play.state(gid):
             pass
-    assert len(store._game_locks) == 0
+    assert len(site.locks.table) == 0
 
 
 def test_rate_limits_can_be_shared_through_redis() -> None:

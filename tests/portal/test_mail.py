@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from ludothek.portal import create_app
+from ludothek.services.outbox import BACKOFF, LEASE
 from ludothek.storage.models import NotifyPrefs, OutboxRow, User, UserEmail, utcnow
-from ludothek.storage.outbox import BACKOFF, LEASE, queue_mail
+from ludothek.storage.outbox import queue_mail
 from tests.portal.conftest import api_user, csrf_of, make_settings
 from tests.portal.mail_support import Sink, free_port, smtp_server
 
@@ -46,8 +47,8 @@ def sink(smtp: tuple[Sink, int]) -> Sink:
     return smtp[0]
 
 
-def store_of(client: TestClient) -> Any:
-    return client.app.state.portal.store  # type: ignore[attr-defined]
+def site_of(client: TestClient) -> Any:
+    return client.app.state.portal.site  # type: ignore[attr-defined]
 
 
 def send(client: TestClient, now: datetime | None = None) -> int:
@@ -68,8 +69,8 @@ def verified(client: TestClient, sink: Sink, headers: dict[str, str], address: s
 
 
 def set_lang(client: TestClient, headers: dict[str, str], lang: str) -> None:
-    store = store_of(client)
-    store.set_lang(client.get("/api/me", headers=headers).json()["id"], lang)
+    site = site_of(client)
+    site.accounts.set_lang(client.get("/api/me", headers=headers).json()["id"], lang)
 
 
 def play_until_turn_changes(client: TestClient, gid: int, *hs: dict[str, str]) -> dict[str, str] | None:
@@ -123,8 +124,8 @@ def test_malformed_address_is_refused_and_nothing_changes(client: TestClient, ba
     assert r.status_code in (400, 422), r.text
     if r.status_code == 400:
         assert r.json()["code"] == "bad_request" and "e-mail address" in r.json()["detail"]
-    store = store_of(client)
-    with store.engine.begin() as conn:
+    site = site_of(client)
+    with site.engine.begin() as conn:
         assert conn.execute(select(func.count()).select_from(UserEmail)).scalar() == 0
         assert conn.execute(select(func.count()).select_from(OutboxRow)).scalar() == 0
 
@@ -188,12 +189,12 @@ def test_rate_limit_five_mails_an_hour(client: TestClient, sink: Sink) -> None:
     assert r.status_code == 429 and r.headers["Retry-After"] == "3600"
     assert client.get("/api/me/notifications", headers=h).json()["email"]["pending"] == "a4@example.org"
     # Reset requests count too, and beyond the limit they queue nothing (and say nothing).
-    store = store_of(client)
+    site = site_of(client)
     uid = client.get("/api/me", headers=h).json()["id"]
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         conn.execute(UserEmail.__table__.update().where(UserEmail.user_id == uid).values(address="a@example.org"))
     assert client.post("/api/password-reset", json={"who": "alice"}).status_code == 202
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         assert conn.execute(select(func.count()).select_from(OutboxRow)).scalar() == 5
 
 
@@ -266,13 +267,13 @@ def test_one_turn_mail_until_i_have_moved(client: TestClient, sink: Sink) -> Non
     g_for = {"anna@example.org": ha, "bert@example.org": hb}
     h = g_for[first.rcpt[0]]
     g = client.get(f"/api/games/{gid}", headers=h).json()
-    store = store_of(client)
+    site = site_of(client)
     uid = client.get("/api/me", headers=h).json()["id"]
-    with store.engine.begin() as conn:  # the same game "becomes my turn" again before I moved
+    with site.engine.begin() as conn:  # the same game "becomes my turn" again before I moved
         queue_mail(conn, uid, "turn", {"by": None}, game_id=gid, seq=g["seq"])
     send(client)
     assert sink.take() == []
-    rows = [r for r in store.mail_rows(uid) if r["kind"] == "turn"]
+    rows = [r for r in site.outbox.mail_rows(uid) if r["kind"] == "turn"]
     assert [r["status"] for r in rows] == ["sent", "skipped"]
     assert "none again until the player moves" in rows[1]["last_error"]
 
@@ -426,28 +427,28 @@ def test_nothing_is_sent_twice_after_a_restart(db_url: str, smtp: tuple[Sink, in
         assert send(c) == 1
         # A second mail is claimed, and the process dies before it is finished.
         c.post("/api/me/email", json={"address": "alice2@example.org"}, headers=h)
-        store = store_of(c)
-        claimed = store.claim_mail(c.app.state.mail_job.owner, utcnow())  # type: ignore[attr-defined]
+        site = site_of(c)
+        claimed = site.outbox.claim_mail(c.app.state.mail_job.owner, utcnow())  # type: ignore[attr-defined]
         assert len(claimed) == 1
     with TestClient(mail_app(db_url, port)) as c:  # the restart
-        store = store_of(c)
+        site = site_of(c)
         assert send(c) == 0  # the first is sent already; the second is still leased
         assert send(c, utcnow() + LEASE + timedelta(seconds=1)) == 0
-        assert [r["status"] for r in store.mail_rows()] == ["sent", "failed"]
-        assert "not sent again" in store.mail_rows()[1]["last_error"]
+        assert [r["status"] for r in site.outbox.mail_rows()] == ["sent", "failed"]
+        assert "not sent again" in site.outbox.mail_rows()[1]["last_error"]
     assert len(sink.take()) == 1
 
 
 def test_two_senders_never_send_the_same_mail(client: TestClient, sink: Sink) -> None:
     from ludothek.workers.mail import MailJob, SmtpTransport
 
-    store = store_of(client)
+    site = site_of(client)
     links = client.app.state.portal.links  # type: ignore[attr-defined]
     port = int(client.app.state.portal.settings.smtp_url.rsplit(":", 1)[1])  # type: ignore[attr-defined]
     for i in range(6):
         h = api_user(client, f"user{i}")
         client.post("/api/me/email", json={"address": f"u{i}@example.org"}, headers=h)
-    jobs = [MailJob(store, links, SmtpTransport(f"smtp://127.0.0.1:{port}"), batch=2) for _ in range(3)]
+    jobs = [MailJob(site, links, SmtpTransport(f"smtp://127.0.0.1:{port}"), batch=2) for _ in range(3)]
     now = utcnow()
     while sum(job.run_once(now) for job in jobs):
         pass
@@ -460,17 +461,17 @@ def test_a_down_mail_server_is_retried_with_backoff_then_failed(db_url: str) -> 
     with TestClient(mail_app(db_url, port)) as c:
         h = api_user(c, "alice")
         c.post("/api/me/email", json={"address": "alice@example.org"}, headers=h)
-        store = store_of(c)
+        site = site_of(c)
         now = utcnow()
         assert send(c, now) == 0
-        (row,) = store.mail_rows()
+        (row,) = site.outbox.mail_rows()
         assert row["status"] == "pending" and row["attempts"] == 1 and "Error" in row["last_error"]
         assert send(c, now + timedelta(seconds=30)) == 0
-        assert store.mail_rows()[0]["attempts"] == 1  # not due before its backoff
+        assert site.outbox.mail_rows()[0]["attempts"] == 1  # not due before its backoff
         for wait in BACKOFF:
             now += wait + timedelta(seconds=1)
             send(c, now)
-        (row,) = store.mail_rows()
+        (row,) = site.outbox.mail_rows()
         assert row["status"] == "failed" and row["attempts"] == len(BACKOFF) + 1
         assert len(row["tries"]) == len(BACKOFF) + 1 and not any(t["ok"] for t in row["tries"])
         # Moves go on meanwhile: they only write an outbox row.
@@ -485,11 +486,11 @@ def test_refused_mail_is_recorded_and_retried(client: TestClient, sink: Sink) ->
     sink.refuse = True
     now = utcnow()
     send(client, now)
-    (row,) = store_of(client).mail_rows()
+    (row,) = site_of(client).outbox.mail_rows()
     assert row["status"] == "pending" and "550" in row["last_error"]
     sink.refuse = False
     assert send(client, now + BACKOFF[0] + timedelta(seconds=1)) == 1
-    (row,) = store_of(client).mail_rows()
+    (row,) = site_of(client).outbox.mail_rows()
     assert row["status"] == "sent" and [t["ok"] for t in row["tries"]] == [False, True]
 
 
@@ -527,10 +528,10 @@ def test_tab_title_counts_games_waiting(client: TestClient) -> None:
     page_login(client, "anna")
     hb = api_user(client, "bert")
     assert "<title>Ludothek" in client.get("/").text
-    store = store_of(client)
-    anna = store.user_by_name("anna")
+    site = site_of(client)
+    anna = site.accounts.user_by_name("anna")
     gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=hb).json()["id"]
-    store.join(gid, anna)
+    site.lobby.join(gid, anna)
     waiting = client.get("/api/me/waiting").json()
     mine = waiting["count"]
     assert mine in (0, 1)
@@ -554,8 +555,8 @@ def test_guests_cannot_add_an_address(client: TestClient) -> None:
 def test_prefs_rows_are_per_user(client: TestClient) -> None:
     ha, hb = api_user(client, "anna"), api_user(client, "bert")
     client.put("/api/me/notifications", json={"turns": "off"}, headers=ha)
-    store = store_of(client)
-    with store.engine.begin() as conn:
+    site = site_of(client)
+    with site.engine.begin() as conn:
         assert conn.execute(select(func.count()).select_from(NotifyPrefs)).scalar() == 1
         assert conn.execute(select(func.count()).select_from(User)).scalar() == 2
     assert client.get("/api/me/notifications", headers=hb).json()["turns"] == "each"
@@ -572,12 +573,12 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     client.post(f"/api/games/{gid}/join", headers=hb)
     send(client)
     sink.take()
-    store = store_of(client)
+    site = site_of(client)
     h = ha if client.get(f"/api/games/{gid}", headers=ha).json()["my_turn"] else hb
     g = client.get(f"/api/games/{gid}", headers=h).json()
     uid = client.get("/api/me", headers=h).json()["id"]
     deadline = f"{utcnow().year + 1}-03-01"  # ahead of the real clock, in Berlin's winter time (UTC+1)
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         queue_mail(conn, uid, "reminder", {"deadline": f"{deadline}T11:00:00+00:00"}, game_id=gid, seq=g["seq"])
         queue_mail(conn, uid, "reminder", {"deadline": f"{deadline}T11:00:00+00:00"}, game_id=gid, seq=g["seq"] - 1)
     send(client)
@@ -585,7 +586,7 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     assert mail.subject == f"Pig #{gid}: your time runs out soon"
     assert f"{deadline} 12:00" in mail.text()  # in the recipient's time zone
     assert mail.msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-    assert [r["status"] for r in store.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
+    assert [r["status"] for r in site.outbox.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
 
 
 def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: TestClient, sink: Sink) -> None:
@@ -602,8 +603,8 @@ def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: Tes
     client.post(f"/api/games/{gid}/join", headers=hb)
     send(client)
     sink.take()
-    store = store_of(client)
-    job = ClockJob(store)
+    site = site_of(client)
+    job = ClockJob(site)
     job.run_once(datetime.now(UTC) + timedelta(hours=12))  # more than a day left: nothing
     send(client)
     assert sink.take() == []
@@ -619,17 +620,17 @@ def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: Tes
 
 def test_finished_mails_are_deleted_once_older_than_the_keep_period(client: TestClient) -> None:
     """Every move queues a mail row; finished ones (sent, failed, skipped) go after 30 days, pending ones never."""
+    from ludothek.services.outbox import KEEP_FINISHED
     from ludothek.storage.models import OutboxAttempt
-    from ludothek.storage.outbox import KEEP_FINISHED
 
-    store = store_of(client)
+    site = site_of(client)
     h = api_user(client, "alice")
     uid = client.get("/api/me", headers=h).json()["id"]
     now = utcnow()
     old, recent = now - KEEP_FINISHED - timedelta(days=1), now - timedelta(days=2)
 
     def row(status: str, at: datetime) -> int:
-        with store.engine.begin() as conn:
+        with site.engine.begin() as conn:
             queue_mail(conn, uid, "turn", game_id=1, seq=0, now=at)
             mail_id = int(conn.execute(select(func.max(OutboxRow.id))).scalar_one())
             conn.execute(OutboxRow.__table__.update().where(OutboxRow.id == mail_id).values(status=status))
@@ -638,13 +639,13 @@ def test_finished_mails_are_deleted_once_older_than_the_keep_period(client: Test
 
     gone = [row("sent", old), row("failed", old), row("skipped", old)]
     kept = [row("pending", old), row("sending", old), row("sent", recent)]
-    assert store.prune_mail(now - KEEP_FINISHED, batch=2) == 3  # two batches
-    with store.engine.begin() as conn:
+    assert site.outbox.prune_mail(now - KEEP_FINISHED, batch=2) == 3  # two batches
+    with site.engine.begin() as conn:
         left = set(conn.execute(select(OutboxRow.id)).scalars())
         attempts = set(conn.execute(select(OutboxAttempt.outbox_id)).scalars())
     assert left.isdisjoint(gone) and set(kept) <= left
     assert attempts.isdisjoint(gone), "their attempts went with them"
-    assert store.prune_mail(now - KEEP_FINISHED) == 0
+    assert site.outbox.prune_mail(now - KEEP_FINISHED) == 0
 
     # The sender prunes on its first pass (the stale "sending" row is failed first, then goes too),
     # then at most once an hour.  The newest row always stays (SQLite ids are the highest plus one).
@@ -654,16 +655,16 @@ def test_finished_mails_are_deleted_once_older_than_the_keep_period(client: Test
     second = row("sent", old)
     row("pending", now)
     send(client, now + timedelta(minutes=10))
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         left = set(conn.execute(select(OutboxRow.id)).scalars())
     assert first not in left and kept[1] not in left and second in left
     send(client, now + timedelta(minutes=61))
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         left = set(conn.execute(select(OutboxRow.id)).scalars())
     assert second not in left  # (the old pending row was skipped by the sender meanwhile, and went too)
     newest = max(left)
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         conn.execute(OutboxRow.__table__.update().values(status="sent", created_at=old))
-    store.prune_mail(now)
-    with store.engine.begin() as conn:
+    site.outbox.prune_mail(now)
+    with site.engine.begin() as conn:
         assert set(conn.execute(select(OutboxRow.id)).scalars()) == {newest}

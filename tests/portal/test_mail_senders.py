@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import utcnow
 from ludothek.workers.mail import MailJob, SmtpTransport
 from ludothek.workers.mail_links import MailLinks
 from tests.portal.mail_support import smtp_server
-from tests.portal.test_storage import new_store
+from tests.portal.test_storage import new_site
 
 USERS = 24
 
@@ -31,13 +32,13 @@ def smtp() -> Iterator[Any]:
 
 def test_concurrent_senders_send_each_mail_once(any_db: str, smtp: Any) -> None:
     sink, port = smtp
-    store = new_store(any_db)
+    site = new_site(any_db)
     for i in range(USERS):
-        user = store.register(f"user{i}", "password-user")
-        store.request_verification(user.id, f"u{i}@example.org")
+        user = site.accounts.register(f"user{i}", "password-user")
+        site.notify.request_verification(user.id, f"u{i}@example.org")
     links = MailLinks("secret", "http://example.org")
-    stores = [Store(make_engine(any_db), hasher=store.hasher) for _ in range(3)]
-    jobs = [MailJob(s, links, SmtpTransport(f"smtp://127.0.0.1:{port}"), batch=3) for s in stores]
+    sites = [Site(make_engine(any_db), hasher=site.hasher) for _ in range(3)]
+    jobs = [MailJob(s, links, SmtpTransport(f"smtp://127.0.0.1:{port}"), batch=3) for s in sites]
     errors: list[BaseException] = []
 
     def work(job: MailJob) -> None:
@@ -55,8 +56,8 @@ def test_concurrent_senders_send_each_mail_once(any_db: str, smtp: Any) -> None:
     assert not errors, errors
     got = sorted(m.rcpt[0] for m in sink.take())
     assert got == sorted(f"u{i}@example.org" for i in range(USERS))
-    assert store.mail_counts() == {"sent": USERS}
-    for s in [store, *stores]:
+    assert site.outbox.mail_counts() == {"sent": USERS}
+    for s in [site, *sites]:
         s.engine.dispose()
 
 
@@ -65,17 +66,17 @@ def test_the_outbox_row_is_part_of_the_move(any_db: str) -> None:
     from ludothek.storage import StaleMove
 
     migrate(make_engine(any_db))
-    store = new_store(any_db)
-    anna = store.register("anna", "password-anna")
-    bert = store.register("bert", "password-bert")
-    gid = store.create_game(anna, "toypig", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bert"}])
-    store.join(gid, bert)
-    before = len(store.mail_rows())
-    info = store.game(gid)
+    site = new_site(any_db)
+    anna = site.accounts.register("anna", "password-anna")
+    bert = site.accounts.register("bert", "password-bert")
+    gid = site.lobby.create_game(anna, "toypig", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bert"}])
+    site.lobby.join(gid, bert)
+    before = len(site.outbox.mail_rows())
+    info = site.games.game(gid)
     with pytest.raises(StaleMove):
-        store.submit(gid, info.to_move, "hold", info.seq - 1)
-    assert len(store.mail_rows()) == before
-    store.submit(gid, info.to_move, "hold", info.seq)
-    rows = store.mail_rows()[before:]
+        site.play.submit(gid, "hold", info.seq - 1, seat=info.to_move)
+    assert len(site.outbox.mail_rows()) == before
+    site.play.submit(gid, "hold", info.seq, seat=info.to_move)
+    rows = site.outbox.mail_rows()[before:]
     assert all(r["game_id"] == gid and r["seq"] is not None for r in rows) and len(rows) <= 1
-    store.engine.dispose()
+    site.engine.dispose()

@@ -41,8 +41,8 @@ def _seated(client: TestClient, game_id: str, n: int, **options: str) -> tuple[i
     gid = client.post("/api/games", json=body, headers=heads[0]).json()["id"]
     for h in heads[1:]:
         assert client.post(f"/api/games/{gid}/join", headers=h).status_code == 200
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info = site.games.game(gid)
     by_seat = {info.seat_of(client.get("/api/me", headers=h).json()["id"]): h for h in heads}
     return gid, by_seat
 
@@ -73,8 +73,8 @@ def _page_text(html: str) -> str:
 @pytest.mark.parametrize(("game_id", "n"), GAMES)
 def test_every_text_of_a_played_game_names_the_players(client: TestClient, game_id: str, n: int) -> None:
     gid, by_seat = _seated(client, game_id, n)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info = site.games.game(gid)
     pages: list[tuple[str, TestClient]] = []
     for seat in range(n):  # each player's own board, logged in as a person is
         page_client = TestClient(client.app)
@@ -84,7 +84,7 @@ def test_every_text_of_a_played_game_names_the_players(client: TestClient, game_
         pages.append((f"visitor {lang}?lang={lang}", TestClient(client.app)))
     rng = random.Random(5)
     for step in range(5000):
-        info = store.game(gid)
+        info = site.games.game(gid)
         if step % 40 == 0 or info.status == "finished":
             for seat, h in [*by_seat.items(), (None, {})]:
                 for lang in ("de", "en"):
@@ -128,9 +128,9 @@ def test_every_text_of_a_played_game_names_the_players(client: TestClient, game_
 def _rtta_turn_with_undo(client: TestClient) -> tuple[int, dict[int, dict[str, str]], dict[str, Any]]:
     """A Roll Through the Ages game where the mover has just made a decision it may take back."""
     gid, by_seat = _seated(client, "rolltheages", 2)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
     for _ in range(200):
-        info = store.game(gid)
+        info = site.games.game(gid)
         h = by_seat[info.to_move]
         g = client.get(f"/api/games/{gid}", headers=h).json()
         assert not g["can_undo"] or g["my_turn"]
@@ -175,27 +175,27 @@ def test_undo_through_the_api_restores_the_position_and_is_stored(client: TestCl
 def test_board_offers_undo_exactly_when_allowed(client: TestClient) -> None:
     gid, _, t = _rtta_turn_with_undo(client)
     mover = t["mover"]
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
     me = TestClient(client.app)
     csrf = page_login(me, t["names"][mover], register=False)
     other = TestClient(client.app)
     page_login(other, t["names"][1 - mover], register=False)
     assert 'id="undo"' in me.get(f"/games/{gid}").text
     assert 'id="undo"' not in other.get(f"/games/{gid}").text
-    seq = store.game(gid).seq
+    seq = site.games.game(gid).seq
     r = me.post(f"/games/{gid}/act", data={"csrf": csrf, "action": "undo", "seq": str(seq)},
                 headers={"hx-request": "true"})
     assert r.status_code == 200
-    assert store.game(gid).seq == seq + 1
+    assert site.games.game(gid).seq == seq + 1
     assert "<del" in r.text  # the undone action is struck through in the log
     # Walk back as far as allowed; then the button is gone and a forced undo is refused with a clear message.
     while 'id="undo"' in (page := me.get(f"/games/{gid}").text):
-        seq = store.game(gid).seq
+        seq = site.games.game(gid).seq
         me.post(f"/games/{gid}/act", data={"csrf": csrf, "action": "undo", "seq": str(seq)},
                 headers={"hx-request": "true"})
-    seq = store.game(gid).seq
+    seq = site.games.game(gid).seq
     r = me.post(f"/games/{gid}/act", data={"csrf": csrf, "action": "undo", "seq": str(seq)},
                 headers={"hx-request": "true"})
     assert r.status_code == 409 and 'id="undo"' not in page
     assert "can no longer be taken back" in r.text or "lässt sich nicht mehr zurücknehmen" in r.text
-    assert store.game(gid).seq == seq
+    assert site.games.game(gid).seq == seq

@@ -14,9 +14,11 @@ from sqlalchemy import delete, select, update
 
 from ludothek import engine as eng
 from ludothek.cli import main as cli_main
-from ludothek.storage import Store, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import make_engine, migrate
 from ludothek.storage.models import PlayerStats, Rating, RatingChange, SeatRow
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
+from ludothek.workers.bots import bot_step
 from tests.portal.conftest import FAST_HASHER
 from tests.portal.toyrank import GAME as RANKGAME
 
@@ -26,10 +28,10 @@ if "toyrank" not in eng.games():
 MODEL = PlackettLuce()
 
 
-def new_store(url: str) -> Store:
+def new_site(url: str) -> Site:
     engine = make_engine(url)
     migrate(engine)
-    return Store(engine, hasher=FAST_HASHER)
+    return Site(engine, hasher=FAST_HASHER)
 
 
 class Expected:
@@ -50,52 +52,52 @@ class Expected:
             self.wins[n] = self.wins.get(n, 0) + (places[n] == 1)
 
 
-def play(store: Store, users: dict[str, Any], scores: dict[str, int], bots: int = 0,
+def play(site: Site, users: dict[str, Any], scores: dict[str, int], bots: int = 0,
          resign: tuple[str, ...] = ()) -> int:
     """A toyrank game of ``users`` (first one creates it) plus ``bots``; each user plays its score."""
     names = list(scores)
     creator = users[names[0]]
     seats = [{"kind": "me"}] + [{"kind": "invite", "user": n} for n in names[1:]] + [{"kind": "bot"}] * bots
-    gid = store.create_game(creator, "toyrank", len(seats), {}, seats)
+    gid = site.lobby.create_game(creator, "toyrank", len(seats), {}, seats)
     for n in names[1:]:
-        store.join(gid, users[n])
+        site.lobby.join(gid, users[n])
     for n in resign:
-        store.resign(gid, users[n])
+        site.clocks.resign(gid, users[n])
     while True:
-        info = store.game(gid)
+        info = site.games.game(gid)
         if info.status != "running":
             return gid
         if info.is_bot_seat(info.to_move):
-            store.bot_step(gid)
+            bot_step(site, gid)
             continue
         user = next(n for n in names if info.seat_of(users[n].id) == info.to_move)
-        store.submit(gid, info.to_move, f"score:{scores[user]}", info.seq)
+        site.play.submit(gid, f"score:{scores[user]}", info.seq, seat=info.to_move)
 
 
-def stored_places(store: Store, gid: int, users: dict[str, Any], names: tuple[str, ...]) -> dict[str, int]:
-    info = store.game(gid)
+def stored_places(site: Site, gid: int, users: dict[str, Any], names: tuple[str, ...]) -> dict[str, int]:
+    info = site.games.game(gid)
     by_seat = {r["seat"]: r["rank"] for r in info.result or []}
     return {n: by_seat[info.seat_of(users[n].id)] for n in names}
 
 
-def ratings_table(store: Store) -> dict[tuple[str, str], tuple[float, float, int, int]]:
-    with store.engine.begin() as conn:
+def ratings_table(site: Site) -> dict[tuple[str, str], tuple[float, float, int, int]]:
+    with site.engine.begin() as conn:
         rows = conn.execute(select(Rating.user_id, Rating.game, Rating.mu, Rating.sigma, Rating.games,
                                    Rating.wins)).all()
     return {(str(r.user_id), r.game): (r.mu, r.sigma, r.games, r.wins) for r in rows}
 
 
-def changes_table(store: Store) -> list[tuple[Any, ...]]:
-    with store.engine.begin() as conn:
+def changes_table(site: Site) -> list[tuple[Any, ...]]:
+    with site.engine.begin() as conn:
         rows = conn.execute(select(RatingChange.game_id, RatingChange.user_id, RatingChange.place,
                                    RatingChange.mu_before, RatingChange.sigma_before, RatingChange.mu,
                                    RatingChange.sigma).order_by(RatingChange.id)).all()
     return [tuple(r) for r in rows]
 
 
-def check(store: Store, users: dict[str, Any], expected: Expected) -> None:
+def check(site: Site, users: dict[str, Any], expected: Expected) -> None:
     for name, rating in expected.ratings.items():
-        mine = store.ratings_of(users[name].id)["toyrank"]
+        mine = site.ratings.ratings_of(users[name].id)["toyrank"]
         assert mine.mu == pytest.approx(rating.mu, abs=1e-9), name
         assert mine.sigma == pytest.approx(rating.sigma, abs=1e-9), name
         assert mine.conservative == pytest.approx(rating.ordinal(), abs=1e-9)
@@ -103,120 +105,120 @@ def check(store: Store, users: dict[str, Any], expected: Expected) -> None:
 
 
 def test_ratings_match_openskill_and_recompute_agrees(any_db: str) -> None:
-    store = new_store(any_db)
-    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla", "dora", "emil")}
+    site = new_site(any_db)
+    users = {n: site.accounts.register(n, "password-" + n) for n in ("anna", "bruno", "carla", "dora", "emil")}
     expected = Expected()
 
-    play(store, users, {"anna": 5, "bruno": 3})
+    play(site, users, {"anna": 5, "bruno": 3})
     expected.game({"anna": 1, "bruno": 2})
-    check(store, users, expected)
+    check(site, users, expected)
 
-    play(store, users, {"anna": 7, "bruno": 7, "carla": 3, "dora": 1})  # four players, a tie for first
+    play(site, users, {"anna": 7, "bruno": 7, "carla": 3, "dora": 1})  # four players, a tie for first
     expected.game({"anna": 1, "bruno": 1, "carla": 3, "dora": 4})
-    check(store, users, expected)
+    check(site, users, expected)
 
-    play(store, users, {"carla": 4, "dora": 4, "emil": 4})  # everybody ties
+    play(site, users, {"carla": 4, "dora": 4, "emil": 4})  # everybody ties
     expected.game({"carla": 1, "dora": 1, "emil": 1})
     # With bots, the people are rated by their stored places among themselves (the bots score at random).
-    gid = play(store, users, {"dora": 9, "emil": 2}, bots=1)
-    expected.game(stored_places(store, gid, users, ("dora", "emil")))
-    gid = play(store, users, {"anna": 1, "emil": 0}, bots=2)
-    expected.game(stored_places(store, gid, users, ("anna", "emil")))
-    check(store, users, expected)
+    gid = play(site, users, {"dora": 9, "emil": 2}, bots=1)
+    expected.game(stored_places(site, gid, users, ("dora", "emil")))
+    gid = play(site, users, {"anna": 1, "emil": 0}, bots=2)
+    expected.game(stored_places(site, gid, users, ("anna", "emil")))
+    check(site, users, expected)
 
     # A resignation places the player last, whatever the bot playing on for them scores.
-    play(store, users, {"bruno": 2, "carla": 1, "anna": 9}, resign=("anna",))
+    play(site, users, {"bruno": 2, "carla": 1, "anna": 9}, resign=("anna",))
     expected.game({"bruno": 1, "carla": 2, "anna": 3})
-    check(store, users, expected)
+    check(site, users, expected)
 
-    before_ratings, before_changes = ratings_table(store), changes_table(store)
+    before_ratings, before_changes = ratings_table(site), changes_table(site)
     assert len(before_changes) == 2 + 4 + 3 + 2 + 2 + 3
-    assert store.recompute_ratings() == (6, 5)
-    assert ratings_table(store) == before_ratings
-    assert changes_table(store) == before_changes
+    assert site.ratings.recompute_ratings() == (6, 5)
+    assert ratings_table(site) == before_ratings
+    assert changes_table(site) == before_changes
 
 
 def test_games_that_do_not_count(any_db: str) -> None:
-    store = new_store(any_db)
-    anna, bruno = store.register("anna", "password-a"), store.register("bruno", "password-b")
+    site = new_site(any_db)
+    anna, bruno = site.accounts.register("anna", "password-a"), site.accounts.register("bruno", "password-b")
     users = {"anna": anna, "bruno": bruno}
-    play(store, users, {"anna": 5}, bots=2)  # one person and bots: not rated
-    assert store.ratings_of(anna.id) == {}
-    gid = store.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
-    store.join(gid, bruno)
-    store.vote_abandon(gid, anna)
-    store.vote_abandon(gid, bruno)
-    assert store.game(gid).status == "abandoned"
-    assert store.ratings_of(anna.id) == {} and store.ratings_of(bruno.id) == {}
-    assert store.recompute_ratings() == (0, 0)
+    play(site, users, {"anna": 5}, bots=2)  # one person and bots: not rated
+    assert site.ratings.ratings_of(anna.id) == {}
+    gid = site.lobby.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+    site.lobby.join(gid, bruno)
+    site.clocks.vote_abandon(gid, anna)
+    site.clocks.vote_abandon(gid, bruno)
+    assert site.games.game(gid).status == "abandoned"
+    assert site.ratings.ratings_of(anna.id) == {} and site.ratings.ratings_of(bruno.id) == {}
+    assert site.ratings.recompute_ratings() == (0, 0)
     # The place of every seat of a finished game is stored, bots included.
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         places = conn.execute(select(SeatRow.place).where(SeatRow.game_id == 1)).scalars().all()
     assert sorted(p for p in places if p is not None) and None not in places
 
 
 def test_leaderboard_needs_five_games_and_sorts_by_conservative_rating(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'lb.sqlite3'}"
-    store = new_store(url)
-    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
+    site = new_site(url)
+    users = {n: site.accounts.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
     for _ in range(LEADERBOARD_MIN_GAMES):
-        play(store, users, {"anna": 5, "bruno": 3})
-    play(store, users, {"carla": 9, "anna": 1})
-    board = store.leaderboard("toyrank")
+        play(site, users, {"anna": 5, "bruno": 3})
+    play(site, users, {"carla": 9, "anna": 1})
+    board = site.ratings.leaderboard("toyrank")
     assert [r.name for r in board.rows] == ["anna", "bruno"] and board.total == 2
     assert board.rows[0].conservative > board.rows[1].conservative
     assert (board.rows[0].games, board.rows[0].wins) == (LEADERBOARD_MIN_GAMES + 1, LEADERBOARD_MIN_GAMES)
-    assert store.ratings_of(users["carla"].id)["toyrank"].rank is None  # one game: not on the board
-    assert store.ratings_of(users["bruno"].id)["toyrank"].rank == 2
-    history = store.rating_history(users["anna"].id, "toyrank")
+    assert site.ratings.ratings_of(users["carla"].id)["toyrank"].rank is None  # one game: not on the board
+    assert site.ratings.ratings_of(users["bruno"].id)["toyrank"].rank == 2
+    history = site.ratings.rating_history(users["anna"].id, "toyrank")
     assert len(history) == LEADERBOARD_MIN_GAMES + 1 and history[-1].place == 2
     # ``ludothek ratings --recompute`` gives the same numbers.
-    before = ratings_table(store), changes_table(store)
+    before = ratings_table(site), changes_table(site)
     assert cli_main(["ratings", "--recompute", "--db", url]) == 0
-    assert (ratings_table(store), changes_table(store)) == before
+    assert (ratings_table(site), changes_table(site)) == before
 
 
-def stats_table(store: Store) -> dict[tuple[int, str], tuple[int, int]]:
-    with store.engine.begin() as conn:
+def stats_table(site: Site) -> dict[tuple[int, str], tuple[int, int]]:
+    with site.engine.begin() as conn:
         rows = conn.execute(select(PlayerStats.user_id, PlayerStats.game, PlayerStats.played, PlayerStats.won)).all()
     return {(r.user_id, r.game): (r.played, r.won) for r in rows}
 
 
 def test_player_stats_kept_when_games_end_and_rebuilt_by_recompute(any_db: str) -> None:
     """Profiles read ``player_stats`` and ``seats.ended_at``: kept by every end, equal to a recount."""
-    store = new_store(any_db)
-    users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
-    play(store, users, {"anna": 5, "bruno": 3})
-    play(store, users, {"anna": 2, "bruno": 2, "carla": 1})  # a tie for first: both won
-    play(store, users, {"carla": 9}, bots=1)  # one person and a bot: counted, not rated; 9 wins whatever the bot plays
-    play(store, users, {"bruno": 9, "carla": 1}, resign=("bruno",))  # the leaver is placed last
-    abandoned = store.create_game(users["anna"], "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
-    store.join(abandoned, users["bruno"])
-    store.vote_abandon(abandoned, users["anna"])
-    store.vote_abandon(abandoned, users["bruno"])
+    site = new_site(any_db)
+    users = {n: site.accounts.register(n, "password-" + n) for n in ("anna", "bruno", "carla")}
+    play(site, users, {"anna": 5, "bruno": 3})
+    play(site, users, {"anna": 2, "bruno": 2, "carla": 1})  # a tie for first: both won
+    play(site, users, {"carla": 9}, bots=1)  # one person and a bot: counted, not rated; 9 wins whatever the bot plays
+    play(site, users, {"bruno": 9, "carla": 1}, resign=("bruno",))  # the leaver is placed last
+    abandoned = site.lobby.create_game(users["anna"], "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+    site.lobby.join(abandoned, users["bruno"])
+    site.clocks.vote_abandon(abandoned, users["anna"])
+    site.clocks.vote_abandon(abandoned, users["bruno"])
     a, b, c = (users[n].id for n in ("anna", "bruno", "carla"))
     expected = {(a, "toyrank"): (2, 2), (b, "toyrank"): (3, 1), (c, "toyrank"): (3, 2)}
-    assert stats_table(store) == expected
-    profile = store.profile("Bruno")
+    assert stats_table(site) == expected
+    profile = site.profiles.profile("Bruno")
     assert [(s.game, s.played, s.won) for s in profile.stats] == [("toyrank", 3, 1)]
     # The abandoned game is over: the first of bruno's last games, and no count, place or rating.
-    last = store.finished_games_of(b, 10)
+    last = site.profiles.finished_games_of(b, 10)
     assert last[0].id == abandoned and last[0].status == "abandoned"
     assert len(last) == 4 and all(g.status in ("finished", "abandoned") for g in last)
-    assert [g.id for g in store.finished_games_of(c, 1)] == [4]
-    with store.engine.begin() as conn:
+    assert [g.id for g in site.profiles.finished_games_of(c, 1)] == [4]
+    with site.engine.begin() as conn:
         ended = dict(conn.execute(select(SeatRow.game_id, SeatRow.ended_at)).all())
     assert None not in ended.values()
     # Recomputing gives the same counts, and repairs them when they were lost.
-    assert store.recompute_ratings()[0] == 3
-    assert stats_table(store) == expected
-    with store.engine.begin() as conn:
+    assert site.ratings.recompute_ratings()[0] == 3
+    assert stats_table(site) == expected
+    with site.engine.begin() as conn:
         conn.execute(delete(PlayerStats))
         conn.execute(update(SeatRow).values(ended_at=None))
-    assert store.finished_games_of(b, 10) == []
-    store.recompute_ratings()
-    assert stats_table(store) == expected
-    assert [g.id for g in store.finished_games_of(b, 10)] == [g.id for g in last]
+    assert site.profiles.finished_games_of(b, 10) == []
+    site.ratings.recompute_ratings()
+    assert stats_table(site) == expected
+    assert [g.id for g in site.profiles.finished_games_of(b, 10)] == [g.id for g in last]
 
 
 def test_migration_0011_fills_counts_and_ends_of_older_games(tmp_path: Any) -> None:
@@ -245,9 +247,9 @@ def test_migration_0011_fills_counts_and_ends_of_older_games(tmp_path: Any) -> N
                           "(3, 0, 'player', 1, NULL), (3, 1, 'player', 2, NULL), (4, 0, 'player', 1, NULL),"
                           "(4, 1, 'bot', NULL, NULL)"))
     migrate(engine)
-    store = Store(engine, hasher=FAST_HASHER)
-    assert stats_table(store) == {(1, "toyrank"): (2, 1), (2, "toyrank"): (2, 1)}
-    assert [g.id for g in store.finished_games_of(1, 10)] == [3, 2, 1]  # running game 4 is not over
+    site = Site(engine, hasher=FAST_HASHER)
+    assert stats_table(site) == {(1, "toyrank"): (2, 1), (2, "toyrank"): (2, 1)}
+    assert [g.id for g in site.profiles.finished_games_of(1, 10)] == [3, 2, 1]  # running game 4 is not over
     with engine.begin() as conn:
         assert conn.execute(text("SELECT count(*) FROM seats WHERE ended_at IS NULL")).scalar() == 2
 
@@ -261,43 +263,43 @@ def test_games_of_the_same_players_ending_at_the_same_moment_all_count(any_db: s
     must be stored, rated and counted."""
     import threading
 
-    stores = [new_store(any_db), new_store(any_db)]
-    first = stores[0]
-    anna, bruno = first.register("anna", "password-anna"), first.register("bruno", "password-bruno")
+    sites = [new_site(any_db), new_site(any_db)]
+    first = sites[0]
+    anna, bruno = first.accounts.register("anna", "password-anna"), first.accounts.register("bruno", "password-bruno")
     games = []
     for _ in range(16):
-        gid = first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
-        first.join(gid, bruno)
-        info = first.game(gid)
-        first.submit(gid, info.to_move, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq)
+        gid = first.lobby.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+        first.lobby.join(gid, bruno)
+        info = first.games.game(gid)
+        first.play.submit(gid, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq, seat=info.to_move)
         games.append(gid)
-    for s in stores:  # both caches warm, as on two busy servers
+    for s in sites:  # both caches warm, as on two busy servers
         for gid in games:
-            with s.state(gid):
+            with s.play.state(gid):
                 pass
     barrier = threading.Barrier(len(games))
     failures: list[BaseException] = []
 
-    def last_move(store: Store, gid: int) -> None:
-        info = store.game(gid)
+    def last_move(site: Site, gid: int) -> None:
+        info = site.games.game(gid)
         anna_last = info.seat_of(anna.id) == info.to_move
         barrier.wait()
         try:
-            store.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
+            site.play.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
         except BaseException as exc:  # collected and shown below
             failures.append(exc)
 
-    threads = [threading.Thread(target=last_move, args=(stores[i % 2], gid)) for i, gid in enumerate(games)]
+    threads = [threading.Thread(target=last_move, args=(sites[i % 2], gid)) for i, gid in enumerate(games)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert failures == []
-    assert all(first.game(gid).status == "finished" for gid in games)
-    ratings = first.ratings_of(anna.id)["toyrank"], first.ratings_of(bruno.id)["toyrank"]
+    assert all(first.games.game(gid).status == "finished" for gid in games)
+    ratings = first.ratings.ratings_of(anna.id)["toyrank"], first.ratings.ratings_of(bruno.id)["toyrank"]
     assert [(r.games, r.wins) for r in ratings] == [(16, 16), (16, 0)]
     assert len(changes_table(first)) == 32
-    for s in stores:
+    for s in sites:
         s.engine.dispose()
 
 
@@ -312,53 +314,53 @@ def test_games_starting_while_games_of_the_same_players_end_all_succeed(any_db: 
     benchmark).  Every join and every ending must go through."""
     import threading
 
-    stores = [new_store(any_db), new_store(any_db)]
-    first = stores[0]
-    anna, bruno = first.register("anna", "password-anna"), first.register("bruno", "password-bruno")
+    sites = [new_site(any_db), new_site(any_db)]
+    first = sites[0]
+    anna, bruno = first.accounts.register("anna", "password-anna"), first.accounts.register("bruno", "password-bruno")
     assert anna.id < bruno.id  # bruno, the joiner, has the higher id
-    first.max_open_games = 100  # anna's waiting games are the point here
+    first.lobby.max_open_games = 100  # anna's waiting games are the point here
     ending, starting = [], []
     for _ in range(12):
-        gid = first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
-        first.join(gid, bruno)
-        info = first.game(gid)
-        first.submit(gid, info.to_move, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq)
+        gid = first.lobby.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": "bruno"}])
+        first.lobby.join(gid, bruno)
+        info = first.games.game(gid)
+        first.play.submit(gid, "score:5" if info.seat_of(anna.id) == info.to_move else "score:3", info.seq, seat=info.to_move)
         ending.append(gid)
-        starting.append(first.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "open"}]))
-    for s in stores:  # both caches warm, as on two busy servers
+        starting.append(first.lobby.create_game(anna, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "open"}]))
+    for s in sites:  # both caches warm, as on two busy servers
         for gid in ending:
-            with s.state(gid):
+            with s.play.state(gid):
                 pass
     barrier = threading.Barrier(len(ending) + len(starting))
     failures: list[BaseException] = []
 
-    def last_move(store: Store, gid: int) -> None:
-        info = store.game(gid)
+    def last_move(site: Site, gid: int) -> None:
+        info = site.games.game(gid)
         anna_last = info.seat_of(anna.id) == info.to_move
         barrier.wait()
         try:
-            store.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
+            site.play.submit_as(gid, anna.id if anna_last else bruno.id, "score:5" if anna_last else "score:3", info.seq)
         except BaseException as exc:  # collected and shown below
             failures.append(exc)
 
-    def join(store: Store, gid: int) -> None:
+    def join(site: Site, gid: int) -> None:
         barrier.wait()
         try:
-            store.join(gid, bruno)
+            site.lobby.join(gid, bruno)
         except BaseException as exc:  # collected and shown below
             failures.append(exc)
 
-    threads = [threading.Thread(target=last_move, args=(stores[i % 2], gid)) for i, gid in enumerate(ending)]
-    threads += [threading.Thread(target=join, args=(stores[(i + 1) % 2], gid)) for i, gid in enumerate(starting)]
+    threads = [threading.Thread(target=last_move, args=(sites[i % 2], gid)) for i, gid in enumerate(ending)]
+    threads += [threading.Thread(target=join, args=(sites[(i + 1) % 2], gid)) for i, gid in enumerate(starting)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert failures == []
-    assert all(first.game(gid).status == "finished" for gid in ending)
-    assert all(first.game(gid).status == "running" for gid in starting)
-    assert first.ratings_of(bruno.id)["toyrank"].games == len(ending)
-    for s in stores:
+    assert all(first.games.game(gid).status == "finished" for gid in ending)
+    assert all(first.games.game(gid).status == "running" for gid in starting)
+    assert first.ratings.ratings_of(bruno.id)["toyrank"].games == len(ending)
+    for s in sites:
         s.engine.dispose()
 
 
@@ -375,24 +377,24 @@ def test_a_move_refused_to_break_a_deadlock_is_written_again(caplog: pytest.LogC
     needs(None if url else UNREACHABLE)
     assert url is not None
     reset_database(url)
-    store = new_store(url)
+    site = new_site(url)
     try:
-        users = {n: store.register(n, "password-" + n) for n in ("anna", "bruno")}
-        real = store._write_move_transaction
+        users = {n: site.accounts.register(n, "password-" + n) for n in ("anna", "bruno")}
+        real = site.play.writer.transaction
         refusals = [1]
 
-        def deadlocked_once(*args: Any, **kwargs: Any) -> None:
+        def deadlocked_once(*args: Any, **kwargs: Any) -> bool:
             if refusals:
                 refusals.pop()
                 raise psycopg.errors.DeadlockDetected("deadlock detected")
-            real(*args, **kwargs)
+            return real(*args, **kwargs)
 
-        store._write_move_transaction = deadlocked_once  # type: ignore[method-assign]
+        site.play.writer.transaction = deadlocked_once  # type: ignore[method-assign]
         with caplog.at_level("WARNING", logger="ludothek.storage.play"):
-            gid = play(store, users, {"anna": 5, "bruno": 3})
-        assert store.game(gid).status == "finished" and not refusals
-        assert store.ratings_of(users["anna"].id)["toyrank"].games == 1
+            gid = play(site, users, {"anna": 5, "bruno": 3})
+        assert site.games.game(gid).status == "finished" and not refusals
+        assert site.ratings.ratings_of(users["anna"].id)["toyrank"].games == 1
         assert any("writing it again" in r.getMessage() for r in caplog.records)
     finally:
-        store.engine.dispose()
+        site.engine.dispose()
         reset_database(url)

@@ -42,12 +42,12 @@ def test_replay_and_log_of_a_running_game_keep_secrets(client: TestClient, game_
                       headers=heads[0]).json()["id"]
     for h in heads[1:]:
         client.post(f"/api/games/{gid}/join", headers=h)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info = site.games.game(gid)
     by_seat = {info.seat_of(client.get("/api/me", headers=h).json()["id"]): h for h in heads}
     rng = random.Random(11)
     for _ in range(3 if game_id == "toypig" else MOVES):
-        info = store.game(gid)
+        info = site.games.game(gid)
         if info.status != "running":
             break
         h = by_seat[info.to_move]
@@ -55,10 +55,10 @@ def test_replay_and_log_of_a_running_game_keep_secrets(client: TestClient, game_
         r = client.post(f"/api/games/{gid}/actions", json={"action": rng.choice(g["legal"])["action"],
                                                            "seq": g["seq"]}, headers=h)
         assert r.status_code == 200, r.text
-    info = store.game(gid)
+    info = site.games.game(gid)
     if info.status != "running":
         pytest.skip(f"{game_id} ended within {MOVES} moves")
-    record = store.record(gid)
+    record = site.play.record(gid)
     names = info.seat_names()
     last = len(record["actions"])
     steps = sorted({0, 1, last // 3, last // 2, last - 1, last, rng.randrange(last + 1)})

@@ -51,13 +51,13 @@ def test_no_response_leaks_hidden_information(client: TestClient, game_id: str) 
     gid = client.post("/api/games", json={"game": game_id, "players": n}, headers=heads[0]).json()["id"]
     for h in heads[1:]:
         client.post(f"/api/games/{gid}/join", headers=h)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    info = store.game(gid)
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    info = site.games.game(gid)
     by_seat = {info.seat_of(client.get("/api/me", headers=h).json()["id"]): h for h in heads}
     viewers: list[tuple[int | None, dict[str, str]]] = [*sorted(by_seat.items()), (None, {})]
     rng = random.Random(7)
     for step in range(80):
-        info = store.game(gid)
+        info = site.games.game(gid)
         if step % 16 == 0 or info.status == "finished":
             check_viewers(client, gid, viewers)
         if info.status == "finished":
@@ -70,8 +70,8 @@ def test_no_response_leaks_hidden_information(client: TestClient, game_id: str) 
 
 
 def check_viewers(client: TestClient, gid: int, viewers: list[tuple[int | None, dict[str, str]]]) -> None:
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.state(gid) as (info, tracked):
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    with site.play.state(gid) as (info, tracked):
         state = tracked.state.clone()
         names = info.seat_names()
     for seat, headers in viewers:
@@ -101,8 +101,8 @@ def test_toy_game_secret_bonus_never_reaches_others(client: TestClient) -> None:
     h0, h1 = api_user(client, "alice"), api_user(client, "bob")
     gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=h0).json()["id"]
     client.post(f"/api/games/{gid}/join", headers=h1)
-    store = client.app.state.portal.store  # type: ignore[attr-defined]
-    with store.state(gid) as (_info, tracked):
+    site = client.app.state.portal.site  # type: ignore[attr-defined]
+    with site.play.state(gid) as (_info, tracked):
         bonus = list(tracked.state.bonus)
     seats = {client.get(f"/api/games/{gid}", headers=h).json()["my_seat"]: h for h in (h0, h1)}
     for seat, h in seats.items():

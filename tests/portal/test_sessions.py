@@ -26,12 +26,12 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def store_of(client: TestClient) -> Any:
-    return client.app.state.portal.store  # type: ignore[attr-defined]
+def site_of(client: TestClient) -> Any:
+    return client.app.state.portal.site  # type: ignore[attr-defined]
 
 
 def count(client: TestClient, model: Any) -> int:
-    with store_of(client).engine.begin() as conn:
+    with site_of(client).engine.begin() as conn:
         return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
 
 
@@ -44,12 +44,12 @@ def test_an_expired_guests_cookie_does_not_become_the_next_account(any_db: str) 
         guest = first.get("/api/me").json()
         old_cookie = first.cookies[COOKIE]
         old_csrf = csrf_of(first)
-        with store_of(first).engine.begin() as conn:
+        with site_of(first).engine.begin() as conn:
             conn.execute(update(User).where(User.id == guest["id"]).values(
                 guest_expires_at=utcnow() - timedelta(hours=1)))
     # the restart purges the expired guest; then a new user registers
     with TestClient(create_app(make_settings(any_db))) as second:
-        with store_of(second).engine.begin() as conn:
+        with site_of(second).engine.begin() as conn:
             assert conn.execute(select(User.id).where(User.id == guest["id"])).first() is None, "not purged"
         carol = second.post("/api/users", json={"name": "carol", "password": "password-carol"}).json()["user"]
         tokens_before = count(second, ApiToken)
@@ -65,11 +65,11 @@ def test_an_expired_guests_cookie_does_not_become_the_next_account(any_db: str) 
 
 def test_user_ids_are_never_reused(any_db: str) -> None:
     with TestClient(create_app(make_settings(any_db))) as client:
-        store = store_of(client)
-        first = store.register("alice", "password-a")
-        with store.engine.begin() as conn:
+        site = site_of(client)
+        first = site.accounts.register("alice", "password-a")
+        with site.engine.begin() as conn:
             conn.execute(User.__table__.delete().where(User.id == first.id))
-        assert store.register("bob", "password-b").id > first.id
+        assert site.accounts.register("bob", "password-b").id > first.id
 
 
 def test_migration_keeps_tokens_seats_and_games_and_stops_id_reuse(tmp_path: Any) -> None:
@@ -222,7 +222,7 @@ def test_an_expired_token_is_refused(any_db: str) -> None:
     with TestClient(create_app(make_settings(any_db))) as client:
         h = api_user(client, "alice")
         assert client.get("/api/me", headers=h).status_code == 200
-        with store_of(client).engine.begin() as conn:
+        with site_of(client).engine.begin() as conn:
             conn.execute(update(ApiToken).values(expires_at=utcnow() - timedelta(seconds=1)))
         assert client.get("/api/me", headers=h).status_code == 401
         r = client.post("/api/tokens", json={"name": "alice", "password": "password-alice", "expires_in_days": 0})
@@ -267,19 +267,19 @@ def test_guessing_the_current_password_is_braked(client: TestClient) -> None:
 
 
 def test_expired_sessions_and_tokens_are_purged(client: TestClient) -> None:
-    store = store_of(client)
+    site = site_of(client)
     h = api_user(client, "alice")
     page_login(client, "bob")
-    with store.engine.begin() as conn:
+    with site.engine.begin() as conn:
         conn.execute(update(SessionRow).values(expires_at=utcnow() - timedelta(seconds=1)))
         conn.execute(update(ApiToken).values(expires_at=utcnow() - timedelta(seconds=1)))
     assert client.get("/api/me").status_code == 401
     assert client.get("/api/me", headers=h).status_code == 401
-    assert store.purge_expired_sessions() == 2  # bob's session and alice's token
+    assert site.sessions.purge_expired_sessions() == 2  # bob's session and alice's token
     assert count(client, SessionRow) == 0 and count(client, ApiToken) == 0
 
 
 def test_a_malformed_token_is_unknown(client: TestClient) -> None:
-    store = store_of(client)
-    assert store.user_by_token("ldk_\ud800") is None
-    assert store.session_user("\ud800\x00") is None
+    site = site_of(client)
+    assert site.sessions.user_by_token("ldk_\ud800") is None
+    assert site.sessions.session_user("\ud800\x00") is None

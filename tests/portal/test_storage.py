@@ -12,25 +12,26 @@ from sqlalchemy import inspect
 from ludothek import engine as eng
 from ludothek.devtools.postgres import UNREACHABLE, postgres_url, reset_database
 from ludothek.portal.gameview import engine_log_equivalent
+from ludothek.services import Site
 from ludothek.storage import (
     Conflict,
     IllegalMove,
     StaleMove,
-    Store,
     db,
     head_revision,
     make_engine,
     migrate,
     schema_revision,
 )
+from ludothek.workers.bots import bot_step
 from tests.conftest import needs
 from tests.portal.conftest import FAST_HASHER
 
 
-def new_store(url: str) -> Store:
+def new_site(url: str) -> Site:
     engine = make_engine(url)
     migrate(engine)
-    return Store(engine, hasher=FAST_HASHER)
+    return Site(engine, hasher=FAST_HASHER)
 
 
 def test_migration_from_empty_database(any_db: str) -> None:
@@ -45,95 +46,95 @@ def test_migration_from_empty_database(any_db: str) -> None:
     engine.dispose()
 
 
-def _two_player_game(store: Store) -> int:
-    a = store.register("alice", "password-a")
-    b = store.register("bob", "password-b")
-    gid = store.create_game(a, "toypig", 2, {"length": "long"})
-    store.join(gid, b)
+def _two_player_game(site: Site) -> int:
+    a = site.accounts.register("alice", "password-a")
+    b = site.accounts.register("bob", "password-b")
+    gid = site.lobby.create_game(a, "toypig", 2, {"length": "long"})
+    site.lobby.join(gid, b)
     return gid
 
 
 def test_concurrent_submissions_exactly_one_wins(any_db: str) -> None:
     """Two server processes (two stores, each with its own cache) get the same move at the same moment."""
-    first = new_store(any_db)
+    first = new_site(any_db)
     gid = _two_player_game(first)
-    stores = [first, new_store(any_db)]
+    sites = [first, new_site(any_db)]
     for _ in range(8):  # several rounds, both caches warm
-        info = first.game(gid)
+        info = first.games.game(gid)
         if info.status != "running":
             break
-        for s in stores:
-            with s.state(gid):
+        for s in sites:
+            with s.play.state(gid):
                 pass
         outcomes: list[str] = []
-        barrier = threading.Barrier(len(stores) * 2)
+        barrier = threading.Barrier(len(sites) * 2)
 
-        def submit(store: Store, info: Any = info, outcomes: list[str] = outcomes,
+        def submit(site: Site, info: Any = info, outcomes: list[str] = outcomes,
                    barrier: threading.Barrier = barrier) -> None:
             barrier.wait()
             try:
-                store.submit(gid, info.to_move, "roll", info.seq)
+                site.play.submit(gid, "roll", info.seq, seat=info.to_move)
                 outcomes.append("ok")
             except Conflict as exc:
                 outcomes.append("stale" if isinstance(exc, StaleMove) else f"conflict: {exc}")
 
-        threads = [threading.Thread(target=submit, args=(s,)) for s in stores for _ in range(2)]
+        threads = [threading.Thread(target=submit, args=(s,)) for s in sites for _ in range(2)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         assert sorted(outcomes) == ["ok", "stale", "stale", "stale"], outcomes
-        after = first.game(gid)
-        rec = first.record(gid)
+        after = first.games.game(gid)
+        rec = first.play.record(gid)
         assert len(rec["actions"]) == after.seq
         assert [a["action"] for a in rec["actions"]].count("roll") == sum(
             1 for a in eng.replay(rec).history() if a.action == "roll"
         )
-    for s in stores:
+    for s in sites:
         s.engine.dispose()
 
 
 def test_cached_move_checked_against_the_database(any_db: str) -> None:
     """A move against the cached position is stored without reading the game first (the fast path):
     when another server moved meanwhile, the optimistic write refuses it and the stale cache is dropped."""
-    mine = new_store(any_db)
+    mine = new_site(any_db)
     gid = _two_player_game(mine)
-    other = new_store(any_db)
-    info = mine.game(gid)
-    with mine.state(gid):  # warm cache at info.seq
+    other = new_site(any_db)
+    info = mine.games.game(gid)
+    with mine.play.state(gid):  # warm cache at info.seq
         pass
     with pytest.raises(IllegalMove):  # refused before anything changes, cache intact
-        mine.submit(gid, info.to_move, "no such action", info.seq)
-    with mine.state(gid) as (_, tracked):
+        mine.play.submit(gid, "no such action", info.seq, seat=info.to_move)
+    with mine.play.state(gid) as (_, tracked):
         assert tracked is not None and tracked.state.move_number() == info.seq
-    other.submit(gid, info.to_move, "roll", info.seq)  # the other server moves first
+    other.play.submit(gid, "roll", info.seq, seat=info.to_move)  # the other server moves first
     with pytest.raises(StaleMove):
-        mine.submit(gid, info.to_move, "roll", info.seq)
-    now = other.game(gid)
-    assert mine.game(gid).seq == now.seq
-    with mine.state(gid) as (_, tracked):  # replayed from the database, not the refused move
+        mine.play.submit(gid, "roll", info.seq, seat=info.to_move)
+    now = other.games.game(gid)
+    assert mine.games.game(gid).seq == now.seq
+    with mine.play.state(gid) as (_, tracked):  # replayed from the database, not the refused move
         assert tracked is not None and tracked.state.move_number() == now.seq
-        assert [e.action for e in tracked.state.history()] == [a["action"] for a in other.record(gid)["actions"]]
-    assert len(other.record(gid)["actions"]) == now.seq
+        assert [e.action for e in tracked.state.history()] == [a["action"] for a in other.play.record(gid)["actions"]]
+    assert len(other.play.record(gid)["actions"]) == now.seq
     for s in (mine, other):
         s.engine.dispose()
 
 
 def test_restart_with_games_in_progress(any_db: str) -> None:
-    store = new_store(any_db)
-    gid = _two_player_game(store)
+    site = new_site(any_db)
+    gid = _two_player_game(site)
     for _ in range(6):
-        info = store.game(gid)
-        store.submit(gid, info.to_move, "roll", info.seq)  # rolling never ends the game
-    with store.state(gid) as (_, tracked):
+        info = site.games.game(gid)
+        site.play.submit(gid, "roll", info.seq, seat=info.to_move)  # rolling never ends the game
+    with site.play.state(gid) as (_, tracked):
         assert tracked is not None
         before = tracked.state.snapshot()
         log_before = tracked.log_for(0, "en")
-    seq = store.game(gid).seq
-    store.engine.dispose()
+    seq = site.games.game(gid).seq
+    site.engine.dispose()
 
-    again = new_store(any_db)  # a new process: empty cache, state rebuilt by replay
-    with again.state(gid) as (info, tracked):
+    again = new_site(any_db)  # a new process: empty cache, state rebuilt by replay
+    with again.play.state(gid) as (info, tracked):
         assert tracked is not None
         assert info.seq == seq and info.status == "running"
         assert tracked.state.snapshot() == before
@@ -141,32 +142,32 @@ def test_restart_with_games_in_progress(any_db: str) -> None:
         for viewer in (0, 1, None):
             for lang in ("de", "en"):
                 assert tracked.log_for(viewer, lang) == engine_log_equivalent(tracked, viewer, lang)
-    info = again.game(gid)
-    again.submit(gid, info.to_move, "hold", info.seq)
-    assert again.game(gid).seq > seq
+    info = again.games.game(gid)
+    again.play.submit(gid, "hold", info.seq, seat=info.to_move)
+    assert again.games.game(gid).seq > seq
     again.engine.dispose()
 
 
 def test_bots_only_game_plays_to_the_end(any_db: str) -> None:
-    store = new_store(any_db)
-    a = store.register("alice", "password-a")
-    b = store.register("bob", "password-b")
-    gid = store.create_game(a, "toypig", 3, {}, [{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
-    info = store.game(gid)
+    site = new_site(any_db)
+    a = site.accounts.register("alice", "password-a")
+    b = site.accounts.register("bob", "password-b")
+    gid = site.lobby.create_game(a, "toypig", 3, {}, [{"kind": "me"}, {"kind": "bot"}, {"kind": "bot"}])
+    info = site.games.game(gid)
     assert info.status == "running"
     for _ in range(2000):
-        info = store.game(gid)
+        info = site.games.game(gid)
         if info.status == "finished":
             break
         if info.is_bot_seat(info.to_move):
-            assert store.bot_step(gid)
+            assert bot_step(site, gid)
         else:
-            store.submit(gid, info.to_move, "hold", info.seq)
-    assert store.game(gid).status == "finished"
-    assert store.next_waiting(a.id) is None
-    assert store.my_games(a.id)["finished"][0].id == gid
-    assert store.my_games(b.id)["finished"] == []
-    store.engine.dispose()
+            site.play.submit(gid, "hold", info.seq, seat=info.to_move)
+    assert site.games.game(gid).status == "finished"
+    assert site.lobby.next_waiting(a.id) is None
+    assert site.lobby.my_games(a.id)["finished"][0].id == gid
+    assert site.lobby.my_games(b.id)["finished"] == []
+    site.engine.dispose()
 
 
 def test_bots_resume_after_a_restart(tmp_path: Any) -> None:
@@ -209,31 +210,31 @@ def test_direct_connections_replace_a_cut_one_and_close_on_dispose(monkeypatch: 
     needs(None if url else UNREACHABLE)
     assert url is not None
     reset_database(url)
-    store = new_store(url)
-    gid = _two_player_game(store)
-    pid = store._read_one("SELECT pg_backend_pid()", ())[0]
-    assert store._read_one("SELECT pg_backend_pid()", ())[0] == pid  # the same connection, reused
-    assert store._read_one("SHOW transaction_isolation", ()) is not None
-    with store.engine.begin() as conn:  # the server cuts it (a restart, an administrator)
+    site = new_site(url)
+    gid = _two_player_game(site)
+    pid = site.db.read_one("SELECT pg_backend_pid()", ())[0]
+    assert site.db.read_one("SELECT pg_backend_pid()", ())[0] == pid  # the same connection, reused
+    assert site.db.read_one("SHOW transaction_isolation", ()) is not None
+    with site.engine.begin() as conn:  # the server cuts it (a restart, an administrator)
         conn.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
     monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)  # as if it had been idle a while: pinged first
-    assert store._read_one("SELECT pg_backend_pid()", ())[0] != pid
-    info = store.game(gid)
-    store.submit(gid, info.to_move, "roll", info.seq)  # the one-statement move on a direct connection
-    assert store.game(gid).seq > info.seq
-    direct = store._direct
+    assert site.db.read_one("SELECT pg_backend_pid()", ())[0] != pid
+    info = site.games.game(gid)
+    site.play.submit(gid, "roll", info.seq, seat=info.to_move)  # the one-statement move on a direct connection
+    assert site.games.game(gid).seq > info.seq
+    direct = site.db.direct
     assert direct is not None and len(direct._idle) == 1  # one connection, and it keeps its one cursor
-    pid, cur = store._read_one("SELECT pg_backend_pid()", ())[0], direct._idle[0][1]
+    pid, cur = site.db.read_one("SELECT pg_backend_pid()", ())[0], direct._idle[0][1]
     with pytest.raises(psycopg.IntegrityError):  # a statement the database refuses: the connection stays
-        store._single("INSERT INTO actions (game_id, seq, seat, action, created_at) "
+        site.db.single("INSERT INTO actions (game_id, seq, seat, action, created_at) "
                       "SELECT game_id, seq, seat, action, created_at FROM actions WHERE game_id = %s LIMIT 1",
                       (gid,))
-    assert direct._idle[0][1] is cur and store._read_one("SELECT pg_backend_pid()", ())[0] == pid
+    assert direct._idle[0][1] is cur and site.db.read_one("SELECT pg_backend_pid()", ())[0] == pid
     with pytest.raises(psycopg.errors.DivisionByZero):  # any other failure: that connection is closed
-        store._read_one("SELECT 1 / 0", ())
-    assert cur.connection.closed and not direct._idle and store._read_one("SELECT pg_backend_pid()", ())[0] != pid
+        site.db.read_one("SELECT 1 / 0", ())
+    assert cur.connection.closed and not direct._idle and site.db.read_one("SELECT pg_backend_pid()", ())[0] != pid
     assert direct is not None and direct._idle
     conns = [c for c, _cur, _since in direct._idle]
-    store.engine.dispose()
+    site.engine.dispose()
     assert not direct._idle and all(c.closed for c in conns)
     reset_database(url)

@@ -26,12 +26,13 @@ from typing import Any
 import pytest
 
 from ludothek import engine as eng
-from ludothek.storage import Store, StoreError, make_engine, migrate
+from ludothek.services import Site
+from ludothek.storage import StoreError, make_engine, migrate
 from ludothek.storage.errors import SeatTakenOver, StaleMove
 from ludothek.storage.info import UserInfo
 from ludothek.storage.lobby_check import lobby_problems
 from ludothek.storage.models import utcnow
-from ludothek.workers.bots import BotWorker
+from ludothek.workers.bots import BotWorker, bot_step
 from tests.portal.conftest import FAST_HASHER
 from tests.portal.together import run_threads
 from tests.portal.toyrank import GAME as RANKGAME
@@ -42,12 +43,12 @@ eng.register(RANKGAME)  # a game whose players choose its result: games end afte
 STEPS = int(os.environ.get("CHAOS_STEPS") or 80)
 
 
-def _store(url: str) -> Store:
+def _site(url: str) -> Site:
     engine = make_engine(url)
     migrate(engine)
-    store = Store(engine, hasher=FAST_HASHER)
-    store.max_open_games = 1000
-    return store
+    site = Site(engine, hasher=FAST_HASHER)
+    site.lobby.max_open_games = 1000
+    return site
 
 
 class Table:
@@ -63,7 +64,7 @@ class Table:
             return rng.choice(items) if items else None
 
 
-def _operations(store: Store, me: UserInfo, others: list[str], table: Table,
+def _operations(site: Site, me: UserInfo, others: list[str], table: Table,
                 rng: random.Random) -> list[Callable[[], Any]]:
     """One closure per kind of change ``me`` can ask for."""
 
@@ -77,7 +78,7 @@ def _operations(store: Store, me: UserInfo, others: list[str], table: Table,
         if rng.random() < 0.3:
             seats.append({"kind": "bot", "bot": rng.choice(["random", "medium"])})
         clock = rng.choice([None, None, "move:1", "bank:1+1/3"])
-        gid = store.create_game(me, "toyrank", len(seats), {}, seats, clock)
+        gid = site.lobby.create_game(me, "toyrank", len(seats), {}, seats, clock)
         with table.lock:
             table.games.append(gid)
 
@@ -92,80 +93,80 @@ def _operations(store: Store, me: UserInfo, others: list[str], table: Table,
     def join() -> None:  # a waiting game, mostly
         with table.lock:
             games = list(table.games)
-        waiting = [g for g in rng.sample(games, min(6, len(games))) if store.game(g).status == "open"]
-        store.join(rng.choice(waiting) if waiting else game(), me)
+        waiting = [g for g in rng.sample(games, min(6, len(games))) if site.games.game(g).status == "open"]
+        site.lobby.join(rng.choice(waiting) if waiting else game(), me)
 
     def move() -> None:  # in one of my games where it is my turn, if there is one
         with table.lock:
             games = list(table.games)
         rng.shuffle(games)
         for gid in games:
-            info = store.game(gid)
+            info = site.games.game(gid)
             if info.status == "running" and info.seat_of(me.id) == info.to_move:
-                store.submit_as(gid, me.id, f"score:{rng.randrange(10)}", info.seq)
+                site.play.submit_as(gid, me.id, f"score:{rng.randrange(10)}", info.seq)
                 return
 
     def undo() -> None:  # right after my own move, where nobody has moved since
         with table.lock:
             games = list(table.games)
         for gid in rng.sample(games, min(3, len(games))):
-            info = store.game(gid)
+            info = site.games.game(gid)
             if info.status == "running" and info.seat_of(me.id) is not None:
-                store.undo_as(gid, me.id, info.seq)
+                site.play.undo_as(gid, me.id, info.seq)
                 return
 
     def bots() -> None:  # a bot worker's turn, as `ludothek bots` runs it beside the servers
-        BotWorker(store, delay=0.0, owner=f"{me.name}-{rng.randrange(99)}").run_once()
+        BotWorker(site, delay=0.0, owner=f"{me.name}-{rng.randrange(99)}").run_once()
 
     def clocks() -> None:  # the clock worker a few days on: timeouts hand seats to bots, reminders go out
         later = utcnow() + timedelta(days=rng.choice([1, 3]))
-        store.queue_reminders(later)
-        store.expire_due(later)
+        site.clocks.queue_reminders(later)
+        site.clocks.expire_due(later)
 
     def token() -> None:  # a new API token, used, and revoked again
         label = f"bot {rng.randrange(10**9)}"  # this call's own (the other store's thread is the same person)
-        secret = store.create_token(me.id, label)
-        assert store.user_by_token(secret) is not None
-        store.revoke_token(me.id, next(t.id for t in store.tokens(me.id) if t.label == label))
-        assert store.user_by_token(secret) is None
+        secret = site.sessions.create_token(me.id, label)
+        assert site.sessions.user_by_token(secret) is not None
+        site.sessions.revoke_token(me.id, next(t.id for t in site.sessions.tokens(me.id) if t.label == label))
+        assert site.sessions.user_by_token(secret) is None
 
     def chat() -> None:
-        posted = store.post_chat(game(), me, "gg " + str(rng.randrange(1000)))
+        posted = site.chat.post_chat(game(), me, "gg " + str(rng.randrange(1000)))
         with table.lock:
             table.messages.append(posted.line.id)
 
     def report() -> None:
         mid = table.pick(rng, table.messages)
         if mid is not None:
-            store.report_chat(mid, me, "spam")
+            site.chat.report_chat(mid, me, "spam")
 
     other = lambda: rng.choice(others)  # noqa: E731 (a one-liner read where it is used)
     return [
         create, create, move, move, move, move, move, move,
         join, join, join,
-        lambda: store.leave(game(), me), lambda: store.cancel(game(), me),
-        lambda: store.resign(game(), me), lambda: store.vote_abandon(game(), me, rng.random() < 0.7),
-        lambda: store.befriend(me, other()), lambda: store.unfriend(me, other()),
-        lambda: store.block(me, other()), lambda: store.unblock(me, other()), lambda: store.unblock(me, other()),
+        lambda: site.lobby.leave(game(), me), lambda: site.lobby.cancel(game(), me),
+        lambda: site.clocks.resign(game(), me), lambda: site.clocks.vote_abandon(game(), me, rng.random() < 0.7),
+        lambda: site.social.befriend(me, other()), lambda: site.social.unfriend(me, other()),
+        lambda: site.social.block(me, other()), lambda: site.social.unblock(me, other()), lambda: site.social.unblock(me, other()),
         chat, report, undo, bots, bots, clocks,
-        lambda: store.declare_vacation(me, rng.choice([0.5, 2.0])),
-        lambda: store.end_game(game()),  # an administrator calls a game off
-        lambda: store.set_about(me.id, f"I play on {rng.randrange(7)} days a week"),
-        lambda: store.set_prefs(me.id, turns=rng.choice(["each", "digest", "off"]), invites=rng.random() < 0.5), token,
+        lambda: site.clocks.declare_vacation(me, rng.choice([0.5, 2.0])),
+        lambda: site.admin.end_game(game()),  # an administrator calls a game off
+        lambda: site.profiles.set_about(me.id, f"I play on {rng.randrange(7)} days a week"),
+        lambda: site.notify.set_prefs(me.id, turns=rng.choice(["each", "digest", "off"]), invites=rng.random() < 0.5), token,
     ]
 
 
 def test_every_kind_of_change_at_once_is_refused_at_worst_never_fails(any_db: str) -> None:
-    stores = [_store(any_db), _store(any_db)]
+    sites = [_site(any_db), _site(any_db)]
     names = ["anna", "bruno", "carla"]
-    users = [stores[0].register(n, "password-" + n) for n in names]
+    users = [sites[0].accounts.register(n, "password-" + n) for n in names]
     table = Table()
     failures: list[tuple[str, BaseException]] = []
-    barrier = threading.Barrier(len(users) * len(stores))
+    barrier = threading.Barrier(len(users) * len(sites))
 
-    def person(store: Store, me: UserInfo, seed: int) -> None:
+    def person(site: Site, me: UserInfo, seed: int) -> None:
         rng = random.Random(seed)
-        ops = _operations(store, me, [n for n in names if n != me.name], table, rng)
+        ops = _operations(site, me, [n for n in names if n != me.name], table, rng)
         barrier.wait()
         for _ in range(STEPS):
             op = rng.choice(ops)
@@ -176,39 +177,39 @@ def test_every_kind_of_change_at_once_is_refused_at_worst_never_fails(any_db: st
             except BaseException as exc:  # collected and shown below
                 failures.append((getattr(op, "__name__", "?"), exc))
 
-    run_threads(person, ((store, me, 10 * i + j) for i, me in enumerate(users) for j, store in enumerate(stores)))
+    run_threads(person, ((site, me, 10 * i + j) for i, me in enumerate(users) for j, site in enumerate(sites)))
     assert [f"{name}: {exc!r}"[:400] for name, exc in failures] == []
-    assert lobby_problems(stores[0].engine) == []
+    assert lobby_problems(sites[0].engine) == []
     # No rating update was lost or counted twice: replaying the results in order gives the same numbers.
     def ratings() -> list[tuple[str, str, float, float, int, int]]:
         return sorted((me.name, kind, round(r.mu, 9), round(r.sigma, 9), r.games, r.wins)
-                      for me in users for kind, r in stores[0].ratings_of(me.id).items())
+                      for me in users for kind, r in sites[0].ratings.ratings_of(me.id).items())
     if not ratings():  # this interleaving let no game end rated (it happens): end one now
-        _finish_one_rated_game(stores[0], users)
+        _finish_one_rated_game(sites[0], users)
     before = ratings()
     assert before  # games were rated
-    stores[0].recompute_ratings()
+    sites[0].ratings.recompute_ratings()
     assert ratings() == before
-    statuses = {stores[0].game(gid).status for gid in table.games}
+    statuses = {sites[0].games.game(gid).status for gid in table.games}
     assert statuses & {"running", "finished"}, statuses  # the games did get played
-    for s in stores:
+    for s in sites:
         s.engine.dispose()
 
 
-def _finish_one_rated_game(store: Store, users: list[UserInfo]) -> None:
+def _finish_one_rated_game(site: Site, users: list[UserInfo]) -> None:
     """Two of ``users`` play a game of their own to its end (blocks between them lifted first)."""
     first, second = users[0], users[1]
     for me, other in ((first, second), (second, first)):
         with contextlib.suppress(StoreError):  # there was no block
-            store.unblock(me, other.name)
-    gid = store.create_game(first, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": second.name}], None)
-    store.join(gid, second)
-    info = store.game(gid)
+            site.social.unblock(me, other.name)
+    gid = site.lobby.create_game(first, "toyrank", 2, {}, [{"kind": "me"}, {"kind": "invite", "user": second.name}], None)
+    site.lobby.join(gid, second)
+    info = site.games.game(gid)
     while info.status == "running":
         seat = info.seats[info.to_move]
         assert seat.user_id is not None
-        store.submit_as(gid, seat.user_id, "score:3", info.seq)
-        info = store.game(gid)
+        site.play.submit_as(gid, seat.user_id, "score:3", info.seq)
+        info = site.games.game(gid)
     assert info.status == "finished"
 
 
@@ -233,18 +234,18 @@ def test_settings_saved_from_two_tabs_at_once_both_count(any_db: str) -> None:
     changes are kept, and neither tab gets an error (a second insert of the new row used to fail with a
     server error, 26 of 80 such saves on PostgreSQL; and whichever saved second wrote back the other's
     setting as it had read it).  The same for two first requests to verify an address."""
-    stores = [_store(any_db), _store(any_db)]
+    sites = [_site(any_db), _site(any_db)]
     for k in range(8):
-        user = stores[0].register(f"tabs{k}", "password-tabs")
+        user = sites[0].accounts.register(f"tabs{k}", "password-tabs")
         uid = user.id
-        assert _at_once(functools.partial(stores[0].set_prefs, uid, invites=False),
-                        functools.partial(stores[1].set_prefs, uid, turns="off")) == []
-        prefs = stores[0].prefs(uid)
+        assert _at_once(functools.partial(sites[0].notify.set_prefs, uid, invites=False),
+                        functools.partial(sites[1].notify.set_prefs, uid, turns="off")) == []
+        prefs = sites[0].notify.prefs(uid)
         assert (prefs.invites, prefs.turns) == (False, "off")
-        assert _at_once(functools.partial(stores[0].request_verification, uid, "one@example.org"),
-                        functools.partial(stores[1].request_verification, uid, "two@example.org")) == []
-        assert stores[0].email_of(uid).pending in ("one@example.org", "two@example.org")
-    for s in stores:
+        assert _at_once(functools.partial(sites[0].notify.request_verification, uid, "one@example.org"),
+                        functools.partial(sites[1].notify.request_verification, uid, "two@example.org")) == []
+        assert sites[0].notify.email_of(uid).pending in ("one@example.org", "two@example.org")
+    for s in sites:
         s.engine.dispose()
 
 
@@ -252,13 +253,13 @@ def test_a_vacation_sent_twice_at_once_is_taken_once(any_db: str) -> None:
     """A double click on "declare a vacation" (two requests at the same moment, on two processes):
     one vacation, the other request refused; before, both could pass the checks for overlaps and for the
     days left, and the clocks were paused twice."""
-    stores = [_store(any_db), _store(any_db)]
+    sites = [_site(any_db), _site(any_db)]
     for k in range(6):
-        user = stores[0].register(f"away{k}", "password-away")
-        failures = _at_once(*(functools.partial(stores[i % 2].declare_vacation, user, 10.0) for i in range(4)))
+        user = sites[0].accounts.register(f"away{k}", "password-away")
+        failures = _at_once(*(functools.partial(sites[i % 2].clocks.declare_vacation, user, 10.0) for i in range(4)))
         assert len(failures) == 3 and all(isinstance(f, StoreError) for f in failures), failures
-        assert len(stores[0].vacations(user.id)) == 1
-    for s in stores:
+        assert len(sites[0].clocks.vacations(user.id)) == 1
+    for s in sites:
         s.engine.dispose()
 
 
@@ -268,32 +269,32 @@ def test_a_move_that_meets_a_change_of_seats_says_truly_what_happened(any_db: st
     plays this seat now"); otherwise it is a stale move that may be sent again, and sending it again works.
     Before, every such refusal said "a bot plays this seat now", also to a bot worker, which then kept its
     claim on the turn for the whole lease."""
-    stores = [_store(any_db), _store(any_db)]
-    users = [stores[0].register(name, "password-" + name) for name in ("ann", "bob", "cid")]
-    gid = stores[0].create_game(users[0], "machikoro", 3, {})
+    sites = [_site(any_db), _site(any_db)]
+    users = [sites[0].accounts.register(name, "password-" + name) for name in ("ann", "bob", "cid")]
+    gid = sites[0].lobby.create_game(users[0], "machikoro", 3, {})
     for u in users[1:]:
-        stores[0].join(gid, u)
+        sites[0].lobby.join(gid, u)
 
     def to_move() -> tuple[UserInfo, list[UserInfo], int, str]:
-        while stores[0].bot_step(gid):  # the resigned seat's bot, when it is its turn
+        while bot_step(sites[0], gid):  # the resigned seat's bot, when it is its turn
             pass
-        with stores[0].state(gid) as (info, tracked):  # store 0 caches the game as it is now
+        with sites[0].play.state(gid) as (info, tracked):  # store 0 caches the game as it is now
             assert tracked is not None and info.status == "running"
             mover = next(u for u in users if info.seat_of(u.id) == info.to_move)
             return mover, [u for u in users if u is not mover], info.seq, tracked.state.legal_actions()[0]
 
     mover, others, seq, action = to_move()
-    stores[1].resign(gid, others[0])  # another seat changes hands in the other process
+    sites[1].clocks.resign(gid, others[0])  # another seat changes hands in the other process
     with pytest.raises(StaleMove) as refused:
-        stores[0].submit_as(gid, mover.id, action, seq)
+        sites[0].play.submit_as(gid, mover.id, action, seq)
     assert refused.value.params.get("code_key") == "stale_seats" and not isinstance(refused.value, SeatTakenOver)
-    stores[0].submit_as(gid, mover.id, action, seq)  # sent again: stored
-    assert stores[1].game(gid).seq > seq
+    sites[0].play.submit_as(gid, mover.id, action, seq)  # sent again: stored
+    assert sites[1].games.game(gid).seq > seq
 
     mover, others, seq, action = to_move()
-    stores[1].resign(gid, mover)  # now the mover's own seat
+    sites[1].clocks.resign(gid, mover)  # now the mover's own seat
     with pytest.raises(SeatTakenOver):
-        stores[0].submit_as(gid, mover.id, action, seq)
-    assert stores[1].game(gid).seq == seq
-    for s in stores:
+        sites[0].play.submit_as(gid, mover.id, action, seq)
+    assert sites[1].games.game(gid).seq == seq
+    for s in sites:
         s.engine.dispose()

@@ -9,64 +9,64 @@ import pytest
 
 from ludothek import engine as eng
 from ludothek.portal.gameview import engine_log_equivalent
-from ludothek.storage import Store
-from ludothek.storage.undo import UndoRefused
-from tests.portal.test_storage import new_store
+from ludothek.services import Site
+from ludothek.services.play import UndoRefused
+from tests.portal.test_storage import new_site
 
 
-def _rtta_game(store: Store) -> int:
-    a = store.register("alice", "password-a")
-    b = store.register("bob", "password-b")
-    gid = store.create_game(a, "rolltheages", 2, {})
-    store.join(gid, b)
+def _rtta_game(site: Site) -> int:
+    a = site.accounts.register("alice", "password-a")
+    b = site.accounts.register("bob", "password-b")
+    gid = site.lobby.create_game(a, "rolltheages", 2, {})
+    site.lobby.join(gid, b)
     return gid
 
 
-def _random_step(store: Store, gid: int, rng: random.Random, undo: Callable[[], bool]) -> bool | None:
+def _random_step(site: Site, gid: int, rng: random.Random, undo: Callable[[], bool]) -> bool | None:
     """The seat to move plays a random legal action, or takes back its own last one where it may and
     ``undo()`` says so (asked only then, so the random stream is the same as without the chance).
 
     ``None`` once the game is over, else whether it undid.
     """
-    info = store.game(gid)
+    info = site.games.game(gid)
     if info.status != "running":
         return None
-    with store.state(gid) as (_, tracked):
+    with site.play.state(gid) as (_, tracked):
         assert tracked is not None
         can = tracked.state.can_undo(info.to_move) and tracked.state.history()[-1].seat == info.to_move
         action = rng.choice(tracked.state.legal_actions())
     if can and undo():
-        store.undo(gid, info.to_move, info.seq)
+        site.play.undo(gid, info.to_move, info.seq)
         return True
-    store.submit(gid, info.to_move, action, info.seq)
+    site.play.submit(gid, action, info.seq, seat=info.to_move)
     return False
 
 
 def test_undo_rows_replay_after_a_restart(any_db: str) -> None:
-    store = new_store(any_db)
-    gid = _rtta_game(store)
+    site = new_site(any_db)
+    gid = _rtta_game(site)
     rng = random.Random(2)
     undos = 0
     for _ in range(150):
         # The store draws chance from the system's generator, so the game differs every run: take the
         # first three chances to undo for sure (RTTA offers many in 150 actions), later ones by coin.
-        undid = _random_step(store, gid, rng, lambda: undos < 3 or rng.random() < 0.5)  # noqa: B023
+        undid = _random_step(site, gid, rng, lambda: undos < 3 or rng.random() < 0.5)  # noqa: B023
         if undid is None:
             break
         undos += undid
     assert undos >= 3
-    with store.state(gid) as (info, tracked):
+    with site.play.state(gid) as (info, tracked):
         assert tracked is not None
         before, seq = tracked.state.snapshot(), info.seq
         logs = {(v, lang): tracked.log_for(v, lang) for v in (0, 1, None) for lang in eng.LANGS}
         assert sum(1 for line in logs[(0, "en")] if line["undone"]) == undos
-    rec = store.record(gid)
+    rec = site.play.record(gid)
     assert sum(1 for a in rec["actions"] if a["action"] == eng.UNDO) == undos
     assert eng.replay(rec).snapshot() == before
-    store.engine.dispose()
+    site.engine.dispose()
 
-    again = new_store(any_db)  # a new process: the state and the log are rebuilt from the rows
-    with again.state(gid) as (info, tracked):
+    again = new_site(any_db)  # a new process: the state and the log are rebuilt from the rows
+    with again.play.state(gid) as (info, tracked):
         assert tracked is not None and info.seq == seq
         assert tracked.state.snapshot() == before
         for (viewer, lang), log in logs.items():
@@ -76,21 +76,21 @@ def test_undo_rows_replay_after_a_restart(any_db: str) -> None:
 
 
 def test_refused_undo_writes_nothing(any_db: str) -> None:
-    store = new_store(any_db)
-    gid = _rtta_game(store)
-    info = store.game(gid)
+    site = new_site(any_db)
+    gid = _rtta_game(site)
+    info = site.games.game(gid)
     other = 1 - info.to_move
     with pytest.raises(UndoRefused):  # the game began with chance outcomes only
-        store.undo(gid, info.to_move, info.seq)
+        site.play.undo(gid, info.to_move, info.seq)
     with pytest.raises(UndoRefused, match=r"has acted since|random outcome"):
-        store.undo(gid, other, info.seq)
-    assert store.game(gid).seq == info.seq
-    assert len(store.record(gid)["actions"]) == info.seq
-    store.engine.dispose()
+        site.play.undo(gid, other, info.seq)
+    assert site.games.game(gid).seq == info.seq
+    assert len(site.play.record(gid)["actions"]) == info.seq
+    site.engine.dispose()
 
 
 def test_a_long_run_is_taken_back_step_by_step_past_the_kept_positions() -> None:
-    from ludothek.storage.tracked import KEEP_BEFORES, Tracked
+    from ludothek.services.tracked import KEEP_BEFORES, Tracked
     from tests.rolltheages.helpers import new_game, roll
 
     state = new_game(2, start=1, trade="on")
@@ -117,9 +117,9 @@ def test_a_long_run_is_taken_back_step_by_step_past_the_kept_positions() -> None
 def test_a_cache_behind_catches_up_with_the_rows_stored_since(any_db: str) -> None:
     """Another process (or a bot worker) moves and undoes while this one's cached game waits: reading it
     applies only the rows stored since, to the same position, log and undo chances as a fresh replay."""
-    mine = new_store(any_db)
+    mine = new_site(any_db)
     gid = _rtta_game(mine)
-    other = new_store(any_db)
+    other = new_site(any_db)
     rng = random.Random(5)
     undos = 0
     # The store's dice are real, so the game differs every run: the other process takes its first chance
@@ -128,29 +128,29 @@ def test_a_cache_behind_catches_up_with_the_rows_stored_since(any_db: str) -> No
     for _round in range(40):
         if _round >= 12 and undos:
             break
-        with mine.state(gid) as (_, cached):  # warm (or caught up) at the game's number now
+        with mine.play.state(gid) as (_, cached):  # warm (or caught up) at the game's number now
             assert cached is not None
         for _ in range(rng.randint(1, 6)):  # the other process plays a few actions meanwhile
             undid = _random_step(other, gid, rng, lambda: undos == 0 or rng.random() < 0.4)  # noqa: B023
             if undid is None:
                 break
             undos += undid
-        with mine.state(gid) as (info, tracked):
+        with mine.play.state(gid) as (info, tracked):
             assert tracked is cached, "caught up in place, not replayed"
-            assert tracked.state.move_number() == info.seq == other.game(gid).seq
-            assert tracked.state.snapshot() == eng.replay(other.record(gid)).snapshot()
+            assert tracked.state.move_number() == info.seq == other.games.game(gid).seq
+            assert tracked.state.snapshot() == eng.replay(other.play.record(gid)).snapshot()
             for viewer in (0, 1, None):
                 assert tracked.log_for(viewer, "en") == engine_log_equivalent(tracked, viewer, "en")
         if info.status != "running":
             break
         if info.to_move >= 0:  # and this process moves on from the caught-up position
-            with mine.state(gid) as (_, tracked):
+            with mine.play.state(gid) as (_, tracked):
                 assert tracked is not None
                 action = rng.choice(tracked.state.legal_actions())
-            mine.submit(gid, info.to_move, action, info.seq)
+            mine.play.submit(gid, action, info.seq, seat=info.to_move)
     assert undos >= 1
-    fresh = new_store(any_db)
-    with mine.state(gid) as (_, tracked), fresh.state(gid) as (_, replayed):
+    fresh = new_site(any_db)
+    with mine.play.state(gid) as (_, tracked), fresh.play.state(gid) as (_, replayed):
         assert tracked is not None and replayed is not None
         assert tracked.state.snapshot() == replayed.state.snapshot()
         assert tracked.log_for(0, "de") == replayed.log_for(0, "de")
@@ -162,24 +162,24 @@ def test_a_cached_replay_book_extended_by_two_requests_at_once_holds_each_entry_
     """Two replay requests of one process read the same new entries for the cached book; the second must
     not apply them again (it did: "action 6 does not apply: it is not your turn", a server error found by
     the API chaos test)."""
-    store = new_store(any_db)
-    gid = _rtta_game(store)
+    site = new_site(any_db)
+    gid = _rtta_game(site)
     rng = random.Random(4)
     for _ in range(20):
-        _random_step(store, gid, rng, lambda: rng.random() < 0.3)
-    book = store.replay_book(store.game(gid))
+        _random_step(site, gid, rng, lambda: rng.random() < 0.3)
+    book = site.history.replay_book(site.games.game(gid))
     start = book.length
     for _ in range(20):
-        _random_step(store, gid, rng, lambda: rng.random() < 0.3)
-    info = store.game(gid)
+        _random_step(site, gid, rng, lambda: rng.random() < 0.3)
+    info = site.games.game(gid)
     assert info.status == "running" and info.seq > start
-    entries = [(a["seat"], a["action"]) for a in store.record(gid)["actions"][start:info.seq]]
+    entries = [(a["seat"], a["action"]) for a in site.play.record(gid)["actions"][start:info.seq]]
     book.extend(entries, start)  # the first request
     book.extend(entries, start)  # the second, which read the same entries before the first was done
-    assert book.length == info.seq and store.replay_book(info) is book
-    with store.state(gid) as (_, tracked):
+    assert book.length == info.seq and site.history.replay_book(info) is book
+    with site.play.state(gid) as (_, tracked):
         assert tracked is not None
         assert book.state_at(book.length).snapshot() == tracked.state.snapshot()
     with pytest.raises(eng.ReplayError):  # a gap is refused, never papered over
         book.extend(entries, book.length + 1)
-    store.engine.dispose()
+    site.engine.dispose()

@@ -31,8 +31,8 @@ from ludothek.games.machikoro import notation as mk_notation
 from ludothek.games.machikoro.cards import ESTABLISHMENTS, LANDMARKS
 from ludothek.games.machikoro.views import breakdown as mk_breakdown
 from ludothek.portal.gameview import seat_context
+from ludothek.services.tracked import Tracked
 from ludothek.storage.info import GameInfo, SeatInfo
-from ludothek.storage.tracked import Tracked
 from tests.engine.test_view_fast_paths import old_in_force
 
 GAMES = tuple(sorted(GAME_MODULES))

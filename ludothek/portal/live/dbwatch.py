@@ -19,7 +19,8 @@ from typing import Any
 from sqlalchemy import and_, select
 
 from ludothek.engine import TERMINAL
-from ludothek.storage import GameEvent, Store
+from ludothek.services import Site
+from ludothek.storage import GameEvent
 from ludothek.storage.models import GameRow, SeatRow
 
 from .hub import Hub
@@ -33,8 +34,8 @@ CHUNK = 500
 class DatabaseWatch:
     """Announces moves stored by other processes to this process's live sockets."""
 
-    def __init__(self, store: Store, hub: Hub, interval: float = 0.25) -> None:
-        self.store = store
+    def __init__(self, site: Site, hub: Hub, interval: float = 0.25) -> None:
+        self.site = site
         self.hub = hub
         self.interval = interval
         #: The last move number announced per game (by this watch or by a move in this process).
@@ -89,7 +90,7 @@ class DatabaseWatch:
     def _read(self, games: list[int], users: list[int]) -> tuple[list[Any], list[Any]]:
         rows: list[Any] = []
         turns: list[Any] = []
-        with self.store.engine.connect() as conn:
+        with self.site.engine.connect() as conn:
             for i in range(0, len(games), CHUNK):
                 rows += conn.execute(
                     select(GameRow.id, GameRow.seq, GameRow.to_move, GameRow.status)
@@ -109,7 +110,7 @@ class DatabaseWatch:
             if seq <= self.seen.get(game_id, -1):
                 continue
             self.seen[game_id] = seq
-            self.store._info_cache.pop(game_id, None)  # its summary changed under this process
+            self.site.games.info_cache.pop(game_id, None)  # its summary changed under this process
             self.hub.publish(GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False))
         now: dict[int, set[tuple[int, int]]] = {}
         for user_id, game_id, seq in turns:

@@ -28,7 +28,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from ludothek.storage import GameEvent, Store, StoreError
+from ludothek.services import Site
+from ludothek.storage import GameEvent, StoreError
 
 from .. import jsonbody
 from .loop_publish import LoopPublisher, supported
@@ -458,7 +459,7 @@ class RedisHub(Hub):
         await asyncio.to_thread(self.close_publisher)
 
 
-def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:
+def turn_listener(site: Site, hub: Hub) -> Callable[[GameEvent], None]:
     """Store listener: when a game becomes a person's turn, tell that person's open tabs (their own channel).
 
     Lives here, beside the hubs, so a bot worker can use it without importing the web application.
@@ -467,10 +468,10 @@ def turn_listener(store: Store, hub: Hub) -> Callable[[GameEvent], None]:
     def on_event(event: GameEvent) -> None:
         if event.status != "running" or event.to_move < 0 or event.bot_to_move:
             return
-        info = store._info_cache.get(event.game_id)
+        info = site.games.info_cache.get(event.game_id)
         if info is None:
             try:
-                info = store.game(event.game_id)
+                info = site.games.game(event.game_id)
             except StoreError:
                 return
         if event.to_move >= len(info.seats):

@@ -14,9 +14,9 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.sessions import TokenInfo
 from ludothek.storage import BadRequest, StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
-from ludothek.storage.sessions import TokenInfo
 from ludothek.texts import t
 
 from .. import apimodels as m
@@ -62,7 +62,7 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
     address = client_address(request)
     try:
         portal.throttle.attempt(name, address)  # counted before the check: bursts cannot slip past
-        user = portal.store.authenticate(name, password)
+        user = portal.site.accounts.authenticate(name, password)
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
@@ -79,11 +79,11 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
 def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     lang = lang_of(request)
     try:
         portal.limits.hit("register", client_address(request))
-        user = store.register(name, password, lang)
+        user = site.accounts.register(name, password, lang)
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
                       error=message_of(exc, lang))
@@ -96,7 +96,7 @@ def guest_form(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     portal.limits.hit("guest", client_address(request))
-    user = portal.store.create_guest(lang_of(request))
+    user = portal.site.accounts.create_guest(lang_of(request))
     log_in(request, user)
     return redirect(request, "/")
 
@@ -115,7 +115,7 @@ def set_lang(request: Request, csrf: CsrfField, lang: Annotated[str, Form()], ne
         raise BadRequest("language must be de or en")
     user = current_user(request)
     if user is not None:
-        portal_of(request).store.set_lang(user.id, lang)
+        portal_of(request).site.accounts.set_lang(user.id, lang)
     session = session_of(request)
     session.lang = lang
     session.dirty = True
@@ -131,17 +131,17 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(user.name, address)
-    portal.store.change_password(user.id, current, new, keep=credential_of(request))
+    portal.site.sessions.change_password(user.id, current, new, keep=credential_of(request))
     portal.throttle.succeeded(user.name, address)
 
 
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
-    store = portal_of(request).store
-    used = store.vacation_days_used(user.id, datetime.now(UTC).year)
-    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in store.vacations(user.id)]
-    return render(request, "account.html", user, status=status, tokens=store.tokens(user.id),
-                  sessions=store.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
-                  vacations=vacations, email=store.email_of(user.id), prefs=store.prefs(user.id), **ctx)
+    site = portal_of(request).site
+    used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
+    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
+    return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
+                  sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
+                  vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id), **ctx)
 
 
 @pages.get("/account", response_class=HTMLResponse)
@@ -154,7 +154,7 @@ def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pas
     check_csrf(request, csrf)
     user = need_user(request)
     try:
-        user = portal_of(request).store.convert_guest(user.id, name, password)
+        user = portal_of(request).site.sessions.convert_guest(user.id, name, password)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     log_in(request, user)  # every credential of the guest has ended: this browser gets a new session
@@ -171,7 +171,7 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
     except ValueError:
         raise BadRequest("the expiry is a number of days", code_key="bad_expiry") from None
     try:
-        token = portal_of(request).store.create_token(user.id, label, days)
+        token = portal_of(request).site.sessions.create_token(user.id, label, days)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return account_page(request, user, new_token=token)
@@ -181,7 +181,7 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
 def revoke_token_form(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    portal_of(request).store.revoke_token(user.id, token_id)
+    portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return redirect(request, "/account")
 
 
@@ -204,7 +204,7 @@ def change_password_form(request: Request, csrf: CsrfField, current: Annotated[s
 def logout_everywhere_form(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    portal_of(request).store.end_sessions(user.id)
+    portal_of(request).site.sessions.end_sessions(user.id)
     log_out(request)
     return redirect(request, "/")
 
@@ -225,22 +225,22 @@ def user_json(user: UserInfo) -> dict[str, Any]:
 def register(body: Registration, request: Request) -> dict[str, Any]:
     """400 for a name or password the site does not accept, 409 when the name is taken."""
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     portal.limits.hit("register", client_address(request))
-    user = store.register(body.name, body.password, body.lang)
-    return {"token": store.create_token(user.id, "api registration"), "user": user_json(user)}
+    user = site.accounts.register(body.name, body.password, body.lang)
+    return {"token": site.sessions.create_token(user.id, "api registration"), "user": user_json(user)}
 
 
 @api.post("/guests", status_code=201, response_model=m.TokenOut, responses=refusals(429),
           summary="A 24-hour guest account")
 async def guest(request: Request, lang: Lang = None) -> dict[str, Any]:
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
 
     def make_guest() -> dict[str, Any]:
         portal.limits.hit("guest", client_address(request))
-        user = store.create_guest(lang or "en")
-        return {"token": store.create_token(user.id, "guest"), "user": user_json(user)}
+        user = site.accounts.create_guest(lang or "en")
+        return {"token": site.sessions.create_token(user.id, "guest"), "user": user_json(user)}
 
     return await portal.offload(make_guest)
 
@@ -252,9 +252,9 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
-    user = portal.store.authenticate(body.name, body.password)
+    user = portal.site.accounts.authenticate(body.name, body.password)
     portal.throttle.succeeded(body.name, address)
-    token = portal.store.create_token(user.id, body.label, body.expires_in_days)
+    token = portal.site.sessions.create_token(user.id, body.label, body.expires_in_days)
     return {"token": token, "user": user_json(user)}
 
 
@@ -277,7 +277,7 @@ def token_json(t: TokenInfo) -> dict[str, Any]:
          summary="My API tokens, newest first (label, creation, last use, expiry; never the token itself)")
 async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
                       ) -> dict[str, Any]:
-    tokens = sorted(portal_of(request).store.tokens(user.id), key=lambda t: t.id, reverse=True)
+    tokens = sorted(portal_of(request).site.sessions.tokens(user.id), key=lambda t: t.id, reverse=True)
     page = paginate(tokens, lambda t: (t.id,), limit, cursor, descending=True)
     return {"items": [token_json(t) for t in page["items"]], "next_cursor": page["next_cursor"]}
 
@@ -286,7 +286,7 @@ async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT
 async def revoke_token(
     token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User
 ) -> Response:
-    portal_of(request).store.revoke_token(user.id, token_id)
+    portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return Response(status_code=204)
 
 
@@ -301,5 +301,5 @@ def change_password(body: PasswordChange, request: Request, user: User) -> Respo
 @api.post("/logout-everywhere", status_code=204,
           summary="End every browser session and revoke every API token of mine, this one too")
 async def logout_everywhere(request: Request, user: User) -> Response:
-    portal_of(request).store.end_sessions(user.id)
+    portal_of(request).site.sessions.end_sessions(user.id)
     return Response(status_code=204)

@@ -15,8 +15,8 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
+from ludothek.services.admin import UserRow
 from ludothek.storage import BadRequest, Forbidden, StoreError, UserInfo
-from ludothek.storage.admin import UserRow
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t
 
@@ -33,19 +33,19 @@ UserId = Annotated[int, Form(ge=1, le=MAX_ID)]  # also a report's id
 def _refuse_unless_admin(request: Request, user: UserInfo) -> UserInfo:
     """The user, if an administrator *now*: read from the database, not the 30-second user cache,
     so that taking the role away holds at once on every server process."""
-    fresh = portal_of(request).store.find_user(user.id)
+    fresh = portal_of(request).site.admin.find_user(user.id)
     if not fresh.is_admin:
         raise Forbidden("only the site's administrators may do this", code_key="not_admin")
     return fresh
 
 
 def admin_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
-    store = portal_of(request).store
+    site = portal_of(request).site
     search = str(request.query_params.get("q", ""))[:40]
     blocked_only = request.query_params.get("blocked") == "1"
-    return render(request, "admin.html", user, status=status, users=store.list_users(search, blocked_only=blocked_only),
-                  counts=store.admin_counts(), search=search, blocked_only=blocked_only,
-                  reports=store.chat_reports(), **ctx)
+    return render(request, "admin.html", user, status=status, users=site.admin.list_users(search, blocked_only=blocked_only),
+                  counts=site.admin.admin_counts(), search=search, blocked_only=blocked_only,
+                  reports=site.chat.chat_reports(), **ctx)
 
 
 @pages.get("/admin", response_class=HTMLResponse)
@@ -57,7 +57,7 @@ def _act(request: Request, csrf: str, act: Any) -> Response:
     check_csrf(request, csrf)
     user = _refuse_unless_admin(request, need_user(request))
     try:
-        notice = act(portal_of(request).store, user)
+        notice = act(portal_of(request).site, user)
     except StoreError as exc:
         return admin_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return admin_page(request, user, notice=notice)
@@ -65,16 +65,16 @@ def _act(request: Request, csrf: str, act: Any) -> Response:
 
 @pages.post("/admin/users/block")
 def block_user(request: Request, csrf: CsrfField, user_id: UserId) -> Response:
-    def act(store: Any, admin: UserInfo) -> str:
-        return t("admin_blocked_notice", admin.lang, name=store.block_account(user_id).name)
+    def act(site: Any, admin: UserInfo) -> str:
+        return t("admin_blocked_notice", admin.lang, name=site.admin.block_account(user_id).name)
 
     return _act(request, csrf, act)
 
 
 @pages.post("/admin/users/unblock")
 def unblock_user(request: Request, csrf: CsrfField, user_id: UserId) -> Response:
-    def act(store: Any, admin: UserInfo) -> str:
-        return t("admin_unblocked_notice", admin.lang, name=store.unblock_account(user_id).name)
+    def act(site: Any, admin: UserInfo) -> str:
+        return t("admin_unblocked_notice", admin.lang, name=site.admin.unblock_account(user_id).name)
 
     return _act(request, csrf, act)
 
@@ -83,8 +83,8 @@ def unblock_user(request: Request, csrf: CsrfField, user_id: UserId) -> Response
 def resolve_report(request: Request, csrf: CsrfField, report_id: UserId) -> Response:
     """Mark a report of the queue (``ludothek admin reports``) as dealt with."""
 
-    def act(store: Any, admin: UserInfo) -> str:
-        store.resolve_report(report_id)
+    def act(site: Any, admin: UserInfo) -> str:
+        site.chat.resolve_report(report_id)
         return t("admin_report_resolved", admin.lang, report=report_id)
 
     return _act(request, csrf, act)
@@ -94,22 +94,22 @@ def resolve_report(request: Request, csrf: CsrfField, report_id: UserId) -> Resp
 def block_by_name(request: Request, csrf: CsrfField, name: Annotated[str, Form(max_length=40)]) -> Response:
     """Block the author of a reported message (the queue names people, not ids)."""
 
-    def act(store: Any, admin: UserInfo) -> str:
-        return t("admin_blocked_notice", admin.lang, name=store.block_account(name).name)
+    def act(site: Any, admin: UserInfo) -> str:
+        return t("admin_blocked_notice", admin.lang, name=site.admin.block_account(name).name)
 
     return _act(request, csrf, act)
 
 
 @pages.post("/admin/games/cancel")
 def cancel_game(request: Request, csrf: CsrfField, game_id: Annotated[str, Form()]) -> Response:
-    def act(store: Any, admin: UserInfo) -> str:
+    def act(site: Any, admin: UserInfo) -> str:
         try:
             gid = int(game_id.strip().lstrip("#"))
         except ValueError:
             raise BadRequest("a game is named by its number", code_key="bad_game_id") from None
         if not 1 <= gid <= MAX_ID:
             raise BadRequest("a game is named by its number", code_key="bad_game_id")
-        status = store.end_game(gid)
+        status = site.admin.end_game(gid)
         return t("admin_cancelled_notice" if status == "cancelled" else "admin_abandoned_notice", admin.lang, game=gid)
 
     return _act(request, csrf, act)
@@ -153,7 +153,7 @@ def api_users(request: Request, _admin: Admin,
               blocked: Annotated[bool, Query(description="only blocked users")] = False,
               limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
     after = min(decode_cursor(cursor)[0], MAX_ID) if cursor else 0
-    rows = portal_of(request).store.list_users(search, blocked_only=blocked, limit=limit + 1, after=after)
+    rows = portal_of(request).site.admin.list_users(search, blocked_only=blocked, limit=limit + 1, after=after)
     more = len(rows) > limit
     rows = rows[:limit]
     return {"items": [_user_out(r) for r in rows],
@@ -161,7 +161,7 @@ def api_users(request: Request, _admin: Admin,
 
 
 def _one(request: Request, user_id: int) -> AdminUser:
-    rows = portal_of(request).store.list_users(limit=1, after=user_id - 1)
+    rows = portal_of(request).site.admin.list_users(limit=1, after=user_id - 1)
     return _user_out(rows[0])
 
 
@@ -171,19 +171,19 @@ UserPath = Annotated[int, Path(ge=1, le=MAX_ID, description="the user's id")]
 @api.post("/admin/users/{user_id}/block", response_model=AdminUser, summary="Block a user: no logins; sessions end",
           responses=refusals(403, 404, 409))
 def api_block(request: Request, user_id: UserPath, _admin: Admin) -> AdminUser:
-    portal_of(request).store.block_account(user_id)
+    portal_of(request).site.admin.block_account(user_id)
     return _one(request, user_id)
 
 
 @api.post("/admin/users/{user_id}/unblock", response_model=AdminUser, summary="Let a blocked user log in again",
           responses=refusals(403, 404))
 def api_unblock(request: Request, user_id: UserPath, _admin: Admin) -> AdminUser:
-    portal_of(request).store.unblock_account(user_id)
+    portal_of(request).site.admin.unblock_account(user_id)
     return _one(request, user_id)
 
 
 @api.post("/admin/games/{game_id}/cancel", response_model=GameEnded, summary="Cancel a waiting or running game",
           responses=refusals(403, 404, 409))
 def api_cancel(request: Request, game_id: GameId, _admin: Admin) -> GameEnded:
-    return GameEnded(game=game_id, status=portal_of(request).store.end_game(game_id))
+    return GameEnded(game=game_id, status=portal_of(request).site.admin.end_game(game_id))
 

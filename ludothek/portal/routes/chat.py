@@ -1,6 +1,6 @@
 """The game chat in pages, the JSON API and live messages (issue 12, part 4).
 
-Who may read and write is the store's decision (`ludothek.storage.chat`): the
+Who may read and write is the store's decision (`ludothek.services.community.chat`): the
 players at the table while the game waits or runs, anyone once it has ended.
 A message is stored first and then sent over the game's live socket
 (``/games/{id}/live``, Redis between processes) as
@@ -25,8 +25,8 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.community.chat import MAX_CHAT_LENGTH, MAX_CHAT_PER_GAME, ChatLine, ChatView, Posted
 from ludothek.storage import StoreError, TooManyAttempts, UserInfo
-from ludothek.storage.chat import MAX_CHAT_LENGTH, MAX_CHAT_PER_GAME, ChatLine, ChatView, Posted
 from ludothek.storage.models import MAX_ID
 
 from ..chat_panel import chat_context
@@ -110,7 +110,7 @@ def post(request: Request, game_id: int, user: UserInfo, text: Any) -> ChatLine:
             exc.params["code_key"] = "chat_rate_addr"
             raise
 
-    posted: Posted = portal.store.post_chat(game_id, user, text, admit=admit)
+    posted: Posted = portal.site.chat.post_chat(game_id, user, text, admit=admit)
     portal.hub.publish_to(game_id, {"type": "chat", "message": message_json(posted.line)}, posted.to, posted.skip)
     return posted.line
 
@@ -126,7 +126,7 @@ async def get_chat(
     upto_seq: Annotated[int | None, Query(ge=0, description="only messages written at or before this move")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_CHAT_PER_GAME, description="at most this many (the latest)")] = 200,
 ) -> dict[str, Any]:
-    view = portal_of(request).store.chat(game_id, user, after=after, before=before,
+    view = portal_of(request).site.chat.chat(game_id, user, after=after, before=before,
                                          upto_seq=upto_seq, limit=limit)
     return chat_json(game_id, view)
 
@@ -140,7 +140,7 @@ def post_chat(game_id: GameId, body: ChatIn, request: Request, user: User) -> di
 @api.post("/chat/{message_id}/report", status_code=201, response_model=ReportOut, responses=refusals(409),
           summary="Report a chat message I can read to the operators (once per message)")
 def report(message_id: MessageId, body: ReportIn, request: Request, user: User) -> dict[str, Any]:
-    rid = portal_of(request).store.report_chat(message_id, user, body.reason)
+    rid = portal_of(request).site.chat.report_chat(message_id, user, body.reason)
     return {"id": rid, "message": message_id, "reason": body.reason}
 
 
@@ -179,7 +179,7 @@ def report_form(request: Request, message_id: MessageId, csrf: CsrfField,
     check_csrf(request, csrf)
     user = need_user(request)
     try:
-        portal_of(request).store.report_chat(message_id, user, reason)
+        portal_of(request).site.chat.report_chat(message_id, user, reason)
     except StoreError as exc:
         return _refused(request, exc)
     if _fetching(request):
@@ -191,10 +191,10 @@ def report_form(request: Request, message_id: MessageId, csrf: CsrfField,
 def chat_page(request: Request, game_id: GameId) -> Response:
     """The whole chat of a game on a page of its own (the game page shows the latest messages)."""
     user = current_user(request)
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     ctx = chat_context(request, info, user, limit=MAX_CHAT_PER_GAME)
     if ctx["chat"] is None:
-        store.chat(game_id, user)  # raises the refusal the API gives
+        site.chat.chat(game_id, user)  # raises the refusal the API gives
     reported = request.query_params.get("reported")
     return render(request, "chat.html", user, info=info, game=eng.load(info.game), reported=reported, **ctx)

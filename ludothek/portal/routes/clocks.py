@@ -28,7 +28,7 @@ api = APIRouter(tags=["api"])
 @pages.post("/games/{game_id}/resign", name="resign")
 def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.resign(game_id, need_user(request))
+    portal_of(request).site.clocks.resign(game_id, need_user(request))
     return redirect(request, f"/games/{game_id}")
 
 
@@ -36,7 +36,7 @@ def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
 def abandon_form(request: Request, game_id: GameId, csrf: CsrfField,
                  agree: Annotated[str, Form()] = "yes") -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.vote_abandon(game_id, need_user(request), agree == "yes")
+    portal_of(request).site.clocks.vote_abandon(game_id, need_user(request), agree == "yes")
     return redirect(request, f"/games/{game_id}")
 
 
@@ -47,7 +47,7 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
     user = need_user(request)
     try:
         amount = float(days)
-        portal_of(request).store.declare_vacation(user, amount)
+        portal_of(request).site.clocks.declare_vacation(user, amount)
     except ValueError:
         return account_page(request, user, status=400, error=t("vacation_days", user.lang) + ": 1–30")
     except StoreError as exc:
@@ -59,24 +59,24 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
 @api.post("/games/{game_id}/resign", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Resign: a bot plays on for my seat, and I am placed last")
 def resign(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    info = portal_of(request).store.resign(game_id, user)
+    info = portal_of(request).site.clocks.resign(game_id, user)
     return game_summary(info, user, user.lang)
 
 
 @api.post("/games/{game_id}/abandon", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Offer (creator), agree to or decline abandoning a game")
 def abandon(game_id: GameId, body: AbandonVote, request: Request, user: User) -> dict[str, Any]:
-    info = portal_of(request).store.vote_abandon(game_id, user, body.agree)
+    info = portal_of(request).site.clocks.vote_abandon(game_id, user, body.agree)
     return game_summary(info, user, user.lang)
 
 
 def vacation_json(request: Request, user: UserInfo) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     year = datetime.now(UTC).year
-    used = store.vacation_days_used(user.id, year)
+    used = site.clocks.vacation_days_used(user.id, year)
     return {
         "year": year, "used_days": round(used, 2), "left_days": round(max(0.0, VACATION_DAYS_PER_YEAR - used), 2),
-        "absences": [{"starts": s.isoformat(), "ends": e.isoformat()} for s, e in store.vacations(user.id)],
+        "absences": [{"starts": s.isoformat(), "ends": e.isoformat()} for s, e in site.clocks.vacations(user.id)],
     }
 
 
@@ -89,5 +89,5 @@ def get_vacation(request: Request, user: User) -> dict[str, Any]:
 @api.post("/vacation", status_code=201, response_model=m.VacationOut, responses=refusals(409),
           summary="Declare an absence: my clocks pause while it lasts")
 def post_vacation(body: VacationIn, request: Request, user: User) -> dict[str, Any]:
-    portal_of(request).store.declare_vacation(user, body.days, body.starts)
+    portal_of(request).site.clocks.declare_vacation(user, body.days, body.starts)
     return vacation_json(request, user)

@@ -23,11 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.community.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
+from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
+from ludothek.services.community.ratings import RatingInfo
 from ludothek.storage import BadRequest, Forbidden, GameInfo, NotFound, StoreError, UserInfo
-from ludothek.storage.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
-from ludothek.storage.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
-from ludothek.storage.ratings import RatingInfo
 from ludothek.texts import pick, t
 
 from ..apimodels import RecordOut, SeatResultOut
@@ -109,12 +109,12 @@ def replay_page(request: Request, game_id: GameId,
     """Step through a stored game from a seat's view (any seat once it is over, my own while it runs)."""
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     uid = user.id if user else None
     chosen = _seat_param(seat, info.seat_of(uid) if info.status == "running" else None)
-    info, rs = store.replay_step(game_id, step if go is None else go, chosen, uid, lang)
-    book = store.replay_book(info)
+    info, rs = site.history.replay_step(game_id, step if go is None else go, chosen, uid, lang)
+    book = site.history.replay_book(info)
     names = info.seat_names()
     ctx = _step_context(request, book, rs.step, rs.seat, rs.log, names, lang, rs.extras, info.result)
     ctx.update(info=info, summary=game_summary(info, user, lang), seats=replay_seats(info, uid),
@@ -135,11 +135,11 @@ def _seat_param(value: str | None, default: int | None) -> int | None:
 
 def record_download(request: Request, game_id: int, user: UserInfo | None) -> Response:
     """A finished game's record as a file; a running game's only as its player may see it."""
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     if not info.over:
         raise Forbidden("the record can be downloaded once the game is over", code_key="not_finished")
-    record = store.record(game_id)
+    record = site.play.record(game_id)
     body = json.dumps(record, ensure_ascii=False, indent=1)
     name = f"ludothek-{info.game}-{game_id}.json"
     return Response(body, media_type="application/json",
@@ -181,11 +181,11 @@ async def import_record(request: Request, csrf: CsrfField,
 def _show_import(request: Request, text: str, step_text: str, seat_text: str) -> Response:
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
         if not text.strip():
             raise BadRequest("choose a record file (JSON) or paste a record", code_key="no_record")
-        _, book = store.imported_book(text)
+        _, book = site.history.imported_book(text)
         step = book.length if not step_text else int(step_text)
         seat = _seat_param(seat_text, None)
         if not 0 <= step <= book.length:
@@ -209,10 +209,10 @@ def log_page_html(request: Request, game_id: GameId,
     """The log 100 lines at a time, back to move 1 (the game page shows the newest lines)."""
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer = info.seat_of(user.id if user else None)
-    info, lines = store.log_page(game_id, viewer, lang, before, 100)
+    info, lines = site.history.log_page(game_id, viewer, lang, before, 100)
     first = lines[0]["n"] if lines else 1
     ctx: dict[str, Any] = {"info": info, "game": eng.load(info.game), "lines": log_lines(lines, info.seat_names(), lang),
            "earlier": first if first > 1 else None}
@@ -229,16 +229,16 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
              about_text: str | None = None) -> Response:
     user = current_user(request)
     lang = lang_of(request, user)
-    store = portal_of(request).store
+    site = portal_of(request).site
     if len(name) > 40:
         raise NotFound(f"there is no user called {name!r}", code_key="no_user")
-    profile = store.profile(name)
-    ratings = store.ratings_of(profile.user_id)
+    profile = site.profiles.profile(name)
+    ratings = site.ratings.ratings_of(profile.user_id)
     stats = {s.game: s for s in profile.stats}
     games = []
     for kind in sorted(set(stats) | set(ratings)):
         rating = ratings.get(kind)
-        chart = rating_chart(store.rating_history(profile.user_id, kind, 100), lang) if rating else None
+        chart = rating_chart(site.ratings.rating_history(profile.user_id, kind, 100), lang) if rating else None
         title = pick(eng.load(kind).title, lang) if kind in eng.games() else kind
         games.append({"kind": kind, "title": title, "played": stats[kind].played if kind in stats else 0,
                       "won": stats[kind].won if kind in stats else 0, "rating": rating, "chart": chart})
@@ -247,8 +247,8 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
                   about_text=profile.about if about_text is None else about_text,
                   languages=language_names(profile.languages, lang),
                   all_languages=language_names(LANGUAGE_CODES, lang) if own else [],
-                  finished=[game_summary(g, user, lang) for g in store.finished_games_of(profile.user_id, 10)],
-                  running=[game_summary(g, user, lang) for g in store.running_games_of(profile.user_id)],
+                  finished=[game_summary(g, user, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
+                  running=[game_summary(g, user, lang) for g in site.profiles.running_games_of(profile.user_id)],
                   about_max=ABOUT_MAX, max_languages=MAX_LANGUAGES, min_games=LEADERBOARD_MIN_GAMES,
                   **profile_social(request, user, profile.user_id))
 
@@ -258,11 +258,11 @@ async def save_profile(request: Request) -> Response:
     form = await request.form()
     check_csrf(request, str(form.get("csrf") or ""))
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     about = str(form.get("about") or "")
     codes = [str(v) for v in form.getlist("languages")]
     try:
-        store.update_profile(user.id, about, codes)
+        site.profiles.update_profile(user.id, about, codes)
     except StoreError as exc:
         return _profile(request, user.name, exc.status, message_of(exc, lang_of(request, user)), about)
     return redirect(request, f"/users/{user.name}")
@@ -276,7 +276,7 @@ def leaderboard_page(request: Request, kind: str,
     if kind not in eng.games():
         return render(request, "error.html", user, status=404, message=t("err_unknown_game", lang, game=kind))
     per_page = 50
-    board = portal_of(request).store.leaderboard(kind, per_page, (page - 1) * per_page)
+    board = portal_of(request).site.ratings.leaderboard(kind, per_page, (page - 1) * per_page)
     pages = max(1, -(-board.total // per_page))
     return render(request, "leaderboard.html", user, game=eng.load(kind), board=board, page=page, pages=pages,
                   min_games=LEADERBOARD_MIN_GAMES)
@@ -467,10 +467,10 @@ def imported_names_or_default(book: ReplayBook, lang: str) -> list[str]:
 def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
              before: Annotated[int | None, Query(ge=1, description="only entries numbered below this")] = None,
              limit: Annotated[int, Query(ge=1, le=500, description="at most this many lines")] = 100) -> LogPage:
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer = info.seat_of(user.id if user else None)
-    info, lines = store.log_page(game_id, viewer, lang or lang_of(request, user), before, limit)
+    info, lines = site.history.log_page(game_id, viewer, lang or lang_of(request, user), before, limit)
     first = lines[0]["n"] if lines else 1
     return LogPage(game=game_id, seq=info.seq, lines=[LogLine(**line) for line in lines],
                    earlier=first if first > 1 else None)
@@ -483,16 +483,16 @@ def replay_step(game_id: GameId, step: Annotated[int, Path(ge=0, le=1_000_000)],
     """While a game runs, only my own seat's past views (or a spectator's) may be asked for: another
     seat is refused with 403 ``replay_seat``.  The log is the one the chosen viewer may read; once the
     game is over it is the whole log."""
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
     uid = user.id if user else None
     try:
-        info, rs = store.replay_step(game_id, step, seat, uid, language)
+        info, rs = site.history.replay_step(game_id, step, seat, uid, language)
     except BadRequest as exc:
         if exc.params.get("code_key") != "bad_step":
             raise
         raise NotFound(exc.message, **exc.params) from None  # a step the game has not reached: no such resource
-    book = store.replay_book(info)
+    book = site.history.replay_book(info)
     return replay_out(book, info.id, rs.step, rs.seat, replay_seats(info, uid), rs.state, _last(rs.log, log),
                       rs.extras, info.seat_names(), info.result)
 
@@ -507,9 +507,9 @@ def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
           summary="Check a record from elsewhere and show one of its steps (nothing is stored)")
 def replay_record(body: RecordIn, request: Request, user: MaybeUser) -> ReplayStepOut:
     """A record that does not replay is refused with 400 ``bad_record``, naming the first bad action."""
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = body.lang or lang_of(request, user)
-    _, book = store.imported_book(body.record)
+    _, book = site.history.imported_book(body.record)
     step = book.length if body.step is None else body.step
     if step > book.length:
         raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)
@@ -522,9 +522,9 @@ def replay_record(body: RecordIn, request: Request, user: MaybeUser) -> ReplaySt
 
 
 def profile_out(request: Request, name: str, lang: str) -> ProfileOut:
-    store = portal_of(request).store
-    profile = store.profile(name)
-    ratings = store.ratings_of(profile.user_id)
+    site = portal_of(request).site
+    profile = site.profiles.profile(name)
+    ratings = site.ratings.ratings_of(profile.user_id)
     stats = {s.game: s for s in profile.stats}
     kinds = sorted(set(stats) | set(ratings))
     games = [GameStatsOut(game=k, title=_title(k, lang), played=stats[k].played if k in stats else 0,
@@ -533,8 +533,8 @@ def profile_out(request: Request, name: str, lang: str) -> ProfileOut:
     return ProfileOut(
         name=profile.name, guest=profile.is_guest, member_since=profile.member_since,
         languages=list(profile.languages), about=profile.about, games=games,
-        finished=[game_ref(g, lang) for g in store.finished_games_of(profile.user_id, 10)],
-        running=[game_ref(g, lang) for g in store.running_games_of(profile.user_id)],
+        finished=[game_ref(g, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
+        running=[game_ref(g, lang) for g in site.profiles.running_games_of(profile.user_id)],
     )
 
 
@@ -554,8 +554,8 @@ def get_profile(name: UserName, request: Request, user: MaybeUser, lang: Lang = 
 def put_profile(body: ProfileIn, request: Request, user: User) -> ProfileOut:
     """``about`` is plain text of at most 500 characters (line breaks allowed, other control characters
     refused with 400 ``about_control``); ``languages`` are codes from the list above."""
-    store = portal_of(request).store
-    store.update_profile(user.id, body.about, body.languages)
+    site = portal_of(request).site
+    site.profiles.update_profile(user.id, body.about, body.languages)
     return profile_out(request, user.name, user.lang)
 
 
@@ -570,7 +570,7 @@ def leaderboard(kind: GameKind, request: Request,
                 limit: Annotated[int, Query(ge=1, le=200)] = 50,
                 offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0) -> LeaderboardOut:
     _known_kind(kind)
-    board = portal_of(request).store.leaderboard(kind, limit, offset)
+    board = portal_of(request).site.ratings.leaderboard(kind, limit, offset)
     return LeaderboardOut(game=kind, total=board.total, offset=offset, rows=[
         LeaderRow(rank=r.rank or 0, name=r.name, guest=r.is_guest, conservative=r.conservative, mu=r.mu,
                   sigma=r.sigma, games=r.games, wins=r.wins) for r in board.rows])
@@ -581,11 +581,11 @@ def leaderboard(kind: GameKind, request: Request,
 def rating_history(name: UserName, kind: GameKind, request: Request,
                    limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> RatingHistoryOut:
     _known_kind(kind)
-    store = portal_of(request).store
-    target: UserInfo | None = store.user_by_name(name)
+    site = portal_of(request).site
+    target: UserInfo | None = site.accounts.user_by_name(name)
     if target is None:
         raise NotFound(f"there is no user called {name!r}", code_key="no_user")
-    points = store.rating_history(target.id, kind, limit)
-    return RatingHistoryOut(name=target.name, game=kind, rating=rating_out(store.ratings_of(target.id).get(kind)),
+    points = site.ratings.rating_history(target.id, kind, limit)
+    return RatingHistoryOut(name=target.name, game=kind, rating=rating_out(site.ratings.ratings_of(target.id).get(kind)),
                             history=[RatingPointOut(game_id=p.game_id, at=p.at, place=p.place, mu=p.mu,
                                                     sigma=p.sigma, conservative=p.conservative) for p in points])

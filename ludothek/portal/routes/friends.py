@@ -1,6 +1,6 @@
 """Friends and blocks: the ``/friends`` page and the JSON API (issue 12, part 4).
 
-The rules are the store's (`ludothek.storage.social`): a one-way friend list
+The rules are the store's (`ludothek.services.community.social`): a one-way friend list
 with each friend's last activity, and blocks that keep two people apart in the
 lobby and in chat.  The page's forms and the API call the same store methods.
 """
@@ -15,9 +15,9 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
+from ludothek.services.community.social import BlockInfo, FriendInfo
 from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import utcnow
-from ludothek.storage.social import BlockInfo, FriendInfo
 from ludothek.texts import t, tn
 
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
@@ -62,7 +62,7 @@ def _newest_first(since: datetime, user_id: int) -> tuple[int, int]:
          summary="My friend list (one-way), newest first, each with their last activity")
 async def list_friends(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
                        ) -> dict[str, Any]:
-    friends = sorted(portal_of(request).store.friends(user.id), key=lambda f: _newest_first(f.since, f.user_id),
+    friends = sorted(portal_of(request).site.social.friends(user.id), key=lambda f: _newest_first(f.since, f.user_id),
                      reverse=True)
     page = paginate(friends, lambda f: _newest_first(f.since, f.user_id), limit, cursor, descending=True)
     return {"items": [friend_json(f) for f in page["items"]], "next_cursor": page["next_cursor"]}
@@ -71,21 +71,21 @@ async def list_friends(request: Request, user: User, limit: Limit = DEFAULT_LIMI
 @api.put("/friends/{name}", response_model=FriendOut, responses={**refusals(400, 409), 201: {"model": FriendOut, "description": "added"}},
          summary="Put a user on my friend list (200 if they were on it already)")
 async def add_friend(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
-    entry, new = portal_of(request).store.befriend(user, name)
+    entry, new = portal_of(request).site.social.befriend(user, name)
     response.status_code = 201 if new else 200
     return friend_json(entry)
 
 
 @api.delete("/friends/{name}", status_code=204, summary="Take a user off my friend list")
 async def remove_friend(name: Name, request: Request, user: User) -> Response:
-    portal_of(request).store.unfriend(user, name)
+    portal_of(request).site.social.unfriend(user, name)
     return Response(status_code=204)
 
 
 @api.get("/blocks", response_model=Page[BlockOut], summary="The users I have blocked, newest first")
 async def list_blocks(request: Request, user: User, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
                       ) -> dict[str, Any]:
-    blocks = sorted(portal_of(request).store.blocks(user.id), key=lambda b: _newest_first(b.since, b.user_id),
+    blocks = sorted(portal_of(request).site.social.blocks(user.id), key=lambda b: _newest_first(b.since, b.user_id),
                     reverse=True)
     page = paginate(blocks, lambda b: _newest_first(b.since, b.user_id), limit, cursor, descending=True)
     return {"items": [block_json(b) for b in page["items"]], "next_cursor": page["next_cursor"]}
@@ -94,14 +94,14 @@ async def list_blocks(request: Request, user: User, limit: Limit = DEFAULT_LIMIT
 @api.put("/blocks/{name}", response_model=BlockOut, responses={**refusals(400, 409), 201: {"model": BlockOut, "description": "blocked"}},
          summary="Block a user: no invitations, no shared waiting games, no chat from them (200 if already)")
 async def add_block(name: Name, request: Request, response: Response, user: User) -> dict[str, Any]:
-    entry, new = portal_of(request).store.block(user, name)
+    entry, new = portal_of(request).site.social.block(user, name)
     response.status_code = 201 if new else 200
     return block_json(entry)
 
 
 @api.delete("/blocks/{name}", status_code=204, summary="Unblock a user")
 async def remove_block(name: Name, request: Request, user: User) -> Response:
-    portal_of(request).store.unblock(user, name)
+    portal_of(request).site.social.unblock(user, name)
     return Response(status_code=204)
 
 
@@ -122,10 +122,10 @@ def activity_text(when: datetime | None, lang: str, now: datetime | None = None)
 
 
 def friends_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
-    store = portal_of(request).store
+    site = portal_of(request).site
     lang = user.lang
-    friends = [(f, activity_text(f.last_active, lang)) for f in store.friends(user.id)]
-    return render(request, "friends.html", user, status=status, friends=friends, blocks=store.blocks(user.id), **ctx)
+    friends = [(f, activity_text(f.last_active, lang)) for f in site.social.friends(user.id)]
+    return render(request, "friends.html", user, status=status, friends=friends, blocks=site.social.blocks(user.id), **ctx)
 
 
 @pages.get("/friends", response_class=HTMLResponse)
@@ -137,25 +137,25 @@ def profile_social(request: Request, user: UserInfo | None, other_id: int) -> di
     """What a profile page's friend and block buttons need: nothing for a visitor or one's own profile."""
     if user is None or user.id == other_id:
         return {"social": None}
-    store = portal_of(request).store
-    return {"social": {"friend": any(f.user_id == other_id for f in store.friends(user.id)),
-                       "blocked": other_id in store.blocked_ids(user.id)}}
+    site = portal_of(request).site
+    return {"social": {"friend": any(f.user_id == other_id for f in site.social.friends(user.id)),
+                       "blocked": other_id in site.social.blocked_ids(user.id)}}
 
 
 def _change(request: Request, csrf: str, name: str, action: str, back: str = "") -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     name = name.strip()
     try:
         if action == "befriend":
-            store.befriend(user, name)
+            site.social.befriend(user, name)
         elif action == "unfriend":
-            store.unfriend(user, name)
+            site.social.unfriend(user, name)
         elif action == "block":
-            store.block(user, name)
+            site.social.block(user, name)
         else:
-            store.unblock(user, name)
+            site.social.unblock(user, name)
     except StoreError as exc:
         return friends_page(request, user, status=exc.status, error=message_of(exc, user.lang), name=name)
     # From a profile page, back to it (only ever a path of this site: `redirect` sees to that).

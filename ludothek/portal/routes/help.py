@@ -168,9 +168,9 @@ def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) ->
         return _unknown(request, kind, lang)
     about = game.about()
     user = current_user(request)
-    store = portal_of(request).store
-    recent = [game_summary(g, user, lang) for g in store.recent_games(kind, 10)]
-    finished = [game_summary(g, user, lang) for g in store.finished_games_of_kind(kind, 10)]
+    site = portal_of(request).site
+    recent = [game_summary(g, user, lang) for g in site.lobby.recent_games(kind, 10)]
+    finished = [game_summary(g, user, lang) for g in site.profiles.finished_games_of_kind(kind, 10)]
     bgg = BGG_URL.format(id=about["bgg"]) if about.get("bgg") else None
     return _render(request, "game_kind.html", lang, game=game, about=about, recent=recent, finished=finished, bgg=bgg,
                    has_rules=game.rules_markdown(lang) is not None or game.rules_markdown("en") is not None)

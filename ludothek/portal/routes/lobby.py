@@ -10,8 +10,9 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
-from ludothek.storage import BadRequest, Store, StoreError, Unauthorized, UserInfo
-from ludothek.storage.lobby import DEFAULT_FORM_BOT
+from ludothek.services import Site
+from ludothek.services.lobby import DEFAULT_FORM_BOT
+from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.texts import pick as pick_text
 from ludothek.texts import t
 
@@ -42,12 +43,12 @@ api = APIRouter(tags=["api"])
 @pages.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
     user = current_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     lang = lang_of(request, user)
-    open_games = [game_summary(g, user, lang) for g in store.open_games(user)]
+    open_games = [game_summary(g, user, lang) for g in site.lobby.open_games(user)]
     mine = None
     if user is not None:
-        groups = store.my_games(user.id)
+        groups = site.lobby.my_games(user.id)
         mine = {k: [game_summary(g, user, lang) for g in v] for k, v in groups.items()}
     return render(request, "home.html", user, open_games=open_games, mine=mine,
                   catalog=[eng.load(g) for g in eng.games()])
@@ -56,7 +57,7 @@ def home(request: Request) -> Response:
 @pages.get("/next", name="next_game")
 def next_game_page(request: Request) -> Response:
     user = need_user(request)
-    gid = portal_of(request).store.next_waiting(user.id)
+    gid = portal_of(request).site.lobby.next_waiting(user.id)
     return redirect(request, f"/games/{gid}" if gid is not None else "/?waiting=none")
 
 
@@ -74,7 +75,7 @@ def new_game_form(request: Request, game: str | None = None) -> Response:
         for i, name in enumerate(invites, start=1):
             values[f"seat{i}"], values[f"seat{i}_name"] = "invite", name
     return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values=values,
-                  friends=portal_of(request).store.friend_names(user.id))
+                  friends=portal_of(request).site.social.friend_names(user.id))
 
 
 @pages.post("/new", name="create_game")
@@ -99,7 +100,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
     rows beyond N are still submitted, so they must be ignored here.
     """
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     game_id = form.get("game", "")
     try:
         game = eng.load(game_id)
@@ -108,7 +109,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 
     def refuse(message: str, status: int = 400) -> Response:
         return render(request, "new_game.html", user, status=status, games=[eng.load(g) for g in eng.games()],
-                      chosen=game, error=message, values=form, friends=store.friend_names(user.id))
+                      chosen=game, error=message, values=form, friends=site.social.friend_names(user.id))
 
     try:
         players = int(form.get("players", ""))
@@ -124,7 +125,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         name = form.get(f"seat{i}_name", "").strip()
         if kind == "invite" and not name:
             return refuse(t("err_invite_name", user.lang, n=i + 1))
-        if kind == "invite" and store.user_by_name(name) is None:
+        if kind == "invite" and site.accounts.user_by_name(name) is None:
             return refuse(t("err_no_user_named", user.lang, n=i + 1, name=name), 404)
         if kind == "bot":
             # The store refuses a strength it does not offer, with the form kept.
@@ -133,7 +134,7 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
         seats.append({"kind": kind, "user": name or None})
     try:
         limit_game_creation(request, user)
-        gid = store.create_game(user, game.id, players, options, seats,
+        gid = site.lobby.create_game(user, game.id, players, options, seats,
                                 time_control=form.get("time_control") or None)
     except StoreError as exc:
         return refuse(message_of(exc, user.lang), exc.status)
@@ -143,21 +144,21 @@ def _create_game(request: Request, form: dict[str, str]) -> Response:
 @pages.post("/games/{game_id}/join", name="join")
 def join_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.join(game_id, need_user(request))
+    portal_of(request).site.lobby.join(game_id, need_user(request))
     return redirect(request, f"/games/{game_id}")
 
 
 @pages.post("/games/{game_id}/leave", name="leave")
 def leave_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.leave(game_id, need_user(request))
+    portal_of(request).site.lobby.leave(game_id, need_user(request))
     return redirect(request, "/")
 
 
 @pages.post("/games/{game_id}/cancel", name="cancel")
 def cancel_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.cancel(game_id, need_user(request))
+    portal_of(request).site.lobby.cancel(game_id, need_user(request))
     return redirect(request, "/")
 
 
@@ -180,15 +181,15 @@ async def list_games(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
     if which == "mine":
         if user is None:
             raise Unauthorized("log in or send an API token to list your games", code_key="login_needed")
-        groups = store.my_games(user.id)
+        groups = site.lobby.my_games(user.id)
         games = groups["running"] + groups["open"] + groups["finished"]
     else:
-        games = store.open_games(user)
+        games = site.lobby.open_games(user)
     games = sorted(games, key=lambda g: g.id, reverse=True)
     page = paginate(games, lambda g: (g.id,), limit, cursor, descending=True)
     return {"items": [game_summary(g, user, language) for g in page["items"]], "next_cursor": page["next_cursor"]}
@@ -200,13 +201,13 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
     """400 for a game, player count, option or seat list the game does not offer; 404 for an unknown
     game or invited user; 429 beyond the open games one may have waiting (or the creation rate)."""
     portal = portal_of(request)
-    store = portal.store
+    site = portal.site
     seats = [s.model_dump() for s in body.seats] if body.seats is not None else None
 
     def create() -> dict[str, Any]:
         limit_game_creation(request, user)
-        gid = store.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
-        return game_summary(store.game(gid), user, user.lang)
+        gid = site.lobby.create_game(user, body.game, body.players, body.options, seats, time_control=body.time_control)
+        return game_summary(site.games.game(gid), user, user.lang)
 
     # Several statements (and a round trip each on PostgreSQL): in a database thread there.
     return await portal.offload(create)
@@ -214,7 +215,7 @@ async def create_game(body: NewGame, request: Request, user: User) -> dict[str, 
 
 @api.get("/next", response_model=m.NextGameOut, summary="The game where it is my turn that has waited longest")
 async def next_game(request: Request, user: User) -> dict[str, Any]:
-    gid = portal_of(request).store.next_waiting(user.id)
+    gid = portal_of(request).site.lobby.next_waiting(user.id)
     return {"game": gid}
 
 
@@ -224,7 +225,7 @@ async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
     portal = portal_of(request)
 
     def take_seat() -> dict[str, Any]:
-        return game_summary(portal.store.join(game_id, user), user, user.lang)
+        return game_summary(portal.site.lobby.join(game_id, user), user, user.lang)
 
     return await portal.offload(take_seat)
 
@@ -232,23 +233,23 @@ async def join(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
 @api.post("/games/{game_id}/leave", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Give back my seat before the game starts")
 async def leave(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    return await _change_seats(request, game_id, user, lambda store: store.leave(game_id, user))
+    return await _change_seats(request, game_id, user, lambda site: site.lobby.leave(game_id, user))
 
 
 @api.post("/games/{game_id}/cancel", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Cancel my invitation before the game starts")
 async def cancel(game_id: GameId, request: Request, user: User) -> dict[str, Any]:
-    return await _change_seats(request, game_id, user, lambda store: store.cancel(game_id, user))
+    return await _change_seats(request, game_id, user, lambda site: site.lobby.cancel(game_id, user))
 
 
 async def _change_seats(request: Request, game_id: int, user: UserInfo,
-                        change: Callable[[Store], None]) -> dict[str, Any]:
+                        change: Callable[[Site], None]) -> dict[str, Any]:
     """Change a game's seats in the database threads (several statements: never on the event loop
     on PostgreSQL), then answer with the game as it is now."""
     portal = portal_of(request)
 
     def run() -> dict[str, Any]:
-        change(portal.store)
-        return game_summary(portal.store.game(game_id), user, user.lang)
+        change(portal.site)
+        return game_summary(portal.site.games.game(game_id), user, user.lang)
 
     return await portal.offload(run)

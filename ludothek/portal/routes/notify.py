@@ -17,9 +17,10 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
-from ludothek.storage import Store, StoreError, UserInfo
-from ludothek.storage.accounts import MIN_PASSWORD
-from ludothek.storage.notify_prefs import LinkRefused
+from ludothek.services import Site
+from ludothek.services.accounts import MIN_PASSWORD
+from ludothek.services.notify import LinkRefused
+from ludothek.storage import StoreError, UserInfo
 from ludothek.texts import t
 from ludothek.workers.mail_links import MailLinks
 
@@ -66,7 +67,7 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
     check_csrf(request, csrf)
     user = need_user(request)
     try:
-        address = portal_of(request).store.request_verification(user.id, address)
+        address = portal_of(request).site.notify.request_verification(user.id, address)
     except StoreError as exc:
         response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
         if exc.status == 429:
@@ -80,7 +81,7 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
 def remove_email(request: Request, csrf: CsrfField) -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
-    portal_of(request).store.remove_email(user.id)
+    portal_of(request).site.notify.remove_email(user.id)
     return redirect(request, "/account")
 
 
@@ -97,7 +98,7 @@ def set_notifications(
             hour: Any = int(digest_hour)
         except ValueError:
             hour = digest_hour
-        portal_of(request).store.set_prefs(user.id, turns=turns, digest_hour=hour, timezone=timezone.strip(),
+        portal_of(request).site.notify.set_prefs(user.id, turns=turns, digest_hour=hour, timezone=timezone.strip(),
                                            invites=bool(invites), ended=bool(ended))
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
@@ -117,19 +118,19 @@ def refused_link(request: Request, exc: StoreError) -> Response:
 
 @pages.get("/mail/verify/{token}", response_class=HTMLResponse)
 def verify_link(request: Request, token: str) -> Response:
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
         data = links_of(request).check(token, "verify")
-        address = store.verify_email(data["u"], str(data.get("a")), data["n"])
+        address = site.notify.verify_email(data["u"], str(data.get("a")), data["n"])
     except StoreError as exc:
         return refused_link(request, exc)
-    lang = lang_of(request, store.user(data["u"]))
+    lang = lang_of(request, site.accounts.user(data["u"]))
     return link_page(request, t("mail_title", lang), notice=t("verify_done", lang, address=address))
 
 
 def _unsub_user(request: Request, token: str) -> UserInfo:
     data = links_of(request).check(token, "unsubscribe")
-    user = portal_of(request).store.user(data["u"])
+    user = portal_of(request).site.accounts.user(data["u"])
     if user is None:
         raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
     return user
@@ -157,7 +158,7 @@ def unsubscribe(request: Request, token: str) -> Response:
         user = _unsub_user(request, token)
     except StoreError as exc:
         return refused_link(request, exc)
-    portal_of(request).store.unsubscribe(user.id)
+    portal_of(request).site.notify.unsubscribe(user.id)
     lang = lang_of(request, current_user(request) or user)
     return link_page(request, t("unsub_title", lang), notice=t("unsub_done", lang, name=user.name))
 
@@ -170,7 +171,7 @@ def reset_form(request: Request) -> Response:
 @pages.post("/password-reset", response_class=HTMLResponse)
 def reset_ask(request: Request, csrf: CsrfField, who: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
-    portal_of(request).store.request_reset(who)
+    portal_of(request).site.notify.request_reset(who)
     wake_sender(request)
     # The same answer whether or not such an account exists.
     return render(request, "password_reset.html", current_user(request), mode="asked")
@@ -188,13 +189,13 @@ def reset_link(request: Request, token: str) -> Response:
 @pages.post("/password-reset/{token}", response_class=HTMLResponse)
 def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated[str, Form()]) -> Response:
     check_csrf(request, csrf)
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
         data = links_of(request).check(token, "reset")
     except StoreError as exc:
         return refused_link(request, exc)
     try:
-        store.reset_password(data["u"], data["n"], password)
+        site.notify.reset_password(data["u"], data["n"], password)
     except LinkRefused as exc:
         return refused_link(request, exc)
     except StoreError as exc:
@@ -237,58 +238,58 @@ class ResetConfirmIn(TokenIn):
     password: str = Field(min_length=MIN_PASSWORD, max_length=200)
 
 
-def notifications_json(store: Store, user_id: int) -> dict[str, Any]:
-    email = store.email_of(user_id)
-    return {"email": {"address": email.address, "pending": email.pending}, **store.prefs(user_id).to_json()}
+def notifications_json(site: Site, user_id: int) -> dict[str, Any]:
+    email = site.notify.email_of(user_id)
+    return {"email": {"address": email.address, "pending": email.pending}, **site.notify.prefs(user_id).to_json()}
 
 
 @api.get("/me/notifications", response_model=m.NotificationsOut, summary="My e-mail address (only I see it) and notification settings")
 def get_notifications(request: Request, user: User) -> dict[str, Any]:
-    return notifications_json(portal_of(request).store, user.id)
+    return notifications_json(portal_of(request).site, user.id)
 
 
 @api.put("/me/notifications", response_model=m.NotificationsOut, summary="Change notification settings (only the fields given)")
 def put_notifications(request: Request, body: PrefsIn, user: User) -> dict[str, Any]:
-    store = portal_of(request).store
-    store.set_prefs(user.id, **body.model_dump())
-    return notifications_json(store, user.id)
+    site = portal_of(request).site
+    site.notify.set_prefs(user.id, **body.model_dump())
+    return notifications_json(site, user.id)
 
 
 @api.post("/me/email", status_code=202, response_model=m.NotificationsOut, responses=refusals(409, 429),
           summary="Set my e-mail address: it counts once the link in the confirmation mail is opened (48 h). "
                   "At most 5 verification or reset mails an hour (429 beyond).")
 def post_email(request: Request, body: EmailIn, user: User) -> dict[str, Any]:
-    store = portal_of(request).store
-    store.request_verification(user.id, body.address)
+    site = portal_of(request).site
+    site.notify.request_verification(user.id, body.address)
     wake_sender(request)
-    return notifications_json(store, user.id)
+    return notifications_json(site, user.id)
 
 
 @api.delete("/me/email", status_code=204, summary="Remove my e-mail address")
 def delete_email(request: Request, user: User) -> Response:
-    portal_of(request).store.remove_email(user.id)
+    portal_of(request).site.notify.remove_email(user.id)
     return Response(status_code=204)
 
 
 @api.post("/mail/verify", response_model=m.VerifiedOut, responses=refusals(409), summary="Confirm an address with the token from its mail (single use, 48 h)")
 def api_verify(request: Request, body: TokenIn) -> dict[str, Any]:
     data = links_of(request).check(body.token, "verify")
-    portal_of(request).store.verify_email(data["u"], str(data.get("a")), data["n"])
+    portal_of(request).site.notify.verify_email(data["u"], str(data.get("a")), data["n"])
     return {"verified": True}
 
 
 @api.post("/mail/unsubscribe", response_model=m.PrefsOut, summary="Unsubscribe from every notification with a mail's token (no login)")
 def api_unsubscribe(request: Request, body: TokenIn) -> dict[str, Any]:
     data = links_of(request).check(body.token, "unsubscribe")
-    store = portal_of(request).store
-    store.unsubscribe(data["u"])
-    return store.prefs(data["u"]).to_json()
+    site = portal_of(request).site
+    site.notify.unsubscribe(data["u"])
+    return site.notify.prefs(data["u"]).to_json()
 
 
 @api.post("/password-reset", status_code=202, response_model=m.AcceptedOut, responses=refusals(429),
           summary="Ask for a password-reset mail; the answer never says whether the account exists")
 def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
-    portal_of(request).store.request_reset(body.who)
+    portal_of(request).site.notify.request_reset(body.who)
     wake_sender(request)
     return {"detail": "if there is an account with a confirmed address for this, a link is on its way"}
 
@@ -297,17 +298,17 @@ def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
           summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
 def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     data = links_of(request).check(body.token, "reset")
-    portal_of(request).store.reset_password(data["u"], data["n"], body.password)
+    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password)
     return Response(status_code=204)
 
 
 @api.get("/me/waiting", response_model=m.WaitingOut, summary="The games waiting for my move (what the tab title counts)")
 def me_waiting(request: Request, user: User) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     games = []
-    for game_id, _seq in store.waiting_games(user.id):
+    for game_id, _seq in site.notify.waiting_games(user.id):
         with contextlib.suppress(StoreError):
-            games.append(game_summary(store.game(game_id), user, user.lang))
+            games.append(game_summary(site.games.game(game_id), user, user.lang))
     return {"count": len(games), "games": games}
 
 

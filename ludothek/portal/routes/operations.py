@@ -36,7 +36,7 @@ def readyz(request: Request) -> Response:
     portal = portal_of(request)
     checks: dict[str, str] = {}
     try:
-        with portal.store.engine.connect() as conn:
+        with portal.site.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         checks["database"] = "ok"
     except Exception as exc:

@@ -14,8 +14,8 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.tracked import Tracked
 from ludothek.storage import BadRequest, Conflict, GameInfo, StoreError, UserInfo
-from ludothek.storage.store import Tracked
 from ludothek.texts import t
 
 from .. import apimodels as m
@@ -67,7 +67,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
     """The game page, or only its ``#game`` part (htmx swaps and live updates)."""
     portal = portal_of(request)
     lang = lang_of(request, user)
-    with portal.store.state(game_id) as (info, tracked):
+    with portal.site.play.state(game_id) as (info, tracked):
         game = eng.load(info.game)
         chat = chat_context(request, info, user) if full else {}
         summary = game_summary(info, user, lang)
@@ -77,7 +77,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "board_template": _board_template(portal.templates, game.id),
             "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
             "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
-            "clock": clock_by_seat(portal.store.clock_view(info), lang),
+            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang),
             "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
             **chat,
@@ -113,9 +113,9 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
     """One click = one engine action.  A refusal re-renders the board with the reason."""
     check_csrf(request, csrf)
     user = need_user(request)
-    store = portal_of(request).store
+    site = portal_of(request).site
     try:
-        info = store.game(game_id)
+        info = site.games.game(game_id)
         seat = info.seat_of(user.id)
         if seat is None:
             raise LoginNeeded("you do not play in this game", code_key="not_seated")
@@ -125,9 +125,9 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
             raise BadRequest("seq must be a whole number") from None
         limit_per_user_and_address(request, user, "move")
         if action == eng.UNDO:
-            store.undo(game_id, seat, seq_no)
+            site.play.undo(game_id, seat, seq_no)
         else:
-            store.submit(game_id, seat, action, seq_no)
+            site.play.submit(game_id, action, seq_no, seat=seat)
         portal_of(request).hub.wait_flushed()  # its live update is out before the answer (see live/hub.py)
     except StoreError as exc:
         refused = game_fragment(request, game_id, user, error=message_of(exc, user.lang), status=exc.status)
@@ -141,10 +141,10 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
 
 # ----------------------------------------------------------------------------- JSON API
 def game_state(request: Request, game_id: int, user: UserInfo | None, lang: str, with_log: bool) -> dict[str, Any]:
-    store = portal_of(request).store
-    with store.state(game_id) as (info, tracked):
+    site = portal_of(request).site
+    with site.play.state(game_id) as (info, tracked):
         out = game_summary(info, user, lang)
-        out["clock"] = store.clock_view(info)
+        out["clock"] = site.clocks.clock_view(info)
         if tracked is not None:
             sc = seat_context(info, tracked, info.seat_of(user.id) if user else None, lang, with_log=with_log)
             sc["legal"] = sc.pop("legal_described")
@@ -197,12 +197,12 @@ def move_answer(request: Request, game_id: int, body: Move, user: UserInfo, lang
     and answer with my new view."""
     answer: dict[str, Any] = {}
     after = _answer_into(answer, user, lang or user.lang)
-    store = portal_of(request).store
+    site = portal_of(request).site
     limit_per_user_and_address(request, user, "move")
     if body.action == eng.UNDO:
-        store.undo_as(game_id, user.id, body.seq, after=after)
+        site.play.undo_as(game_id, user.id, body.seq, after=after)
     else:
-        store.submit_as(game_id, user.id, body.action, body.seq, after=after)
+        site.play.submit_as(game_id, user.id, body.action, body.seq, after=after)
     return answer
 
 
@@ -219,7 +219,7 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 
     def move() -> None:
         limit_per_user_and_address(request, user, "move")
-        portal.store.undo_as(game_id, user.id, body.seq, after=after)
+        portal.site.play.undo_as(game_id, user.id, body.seq, after=after)
 
     await portal.offload(move)
     await portal.hub.flushed()
@@ -229,19 +229,19 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
 @api.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),
          summary="The game record (secrets hidden until the game is over; 409 before it starts)")
 async def get_record(game_id: GameId, request: Request, user: MaybeUser) -> JSONResponse:
-    store = portal_of(request).store
-    info = store.game(game_id)
+    site = portal_of(request).site
+    info = site.games.game(game_id)
     viewer: int | str | None = "all" if info.over else info.seat_of(user.id if user else None)
-    return JSONBody(store.record(game_id, viewer))  # the record exactly as the engine writes it
+    return JSONBody(site.play.record(game_id, viewer))  # the record exactly as the engine writes it
 
 
 @api.get("/games/{game_id}/log", response_model=m.LogEntryPage, responses=refusals(409),
          summary="The game log as sentences in my language, oldest first (409 before the game starts)")
 async def get_log(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
                   limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
-    store = portal_of(request).store
+    site = portal_of(request).site
     language = lang or lang_of(request, user)
-    with store.state(game_id) as (info, tracked):
+    with site.play.state(game_id) as (info, tracked):
         if tracked is None:
             raise Conflict("the game has not started yet", code_key="not_started")
         lines = tracked.log_for(info.seat_of(user.id) if user else None, language)

@@ -12,7 +12,7 @@ stored (tabs and line breaks become spaces), a lone surrogate is refused, and
 what remains is at most `MAX_CHAT_LENGTH` characters.  Pages escape it, the API
 hands it out as a JSON string, the browser inserts it as text.
 
-A user never reads the messages of someone they blocked (`ludothek.storage.social`),
+A user never reads the messages of someone they blocked (`ludothek.services.community.social`),
 in pages, API or live messages; the count of hidden messages is shown instead.
 
 Any reader (not the author) may report a message once; the reports wait for the
@@ -30,12 +30,13 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.orm import aliased
 
-from .blocks import blocked_by, blockers_of
-from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .history import HistoryStore
-from .info import GameInfo, UserInfo, aware
-from .models import ChatMessage, ChatReport, GameRow, User, utcnow
-from .text import check_text
+from ludothek.storage.blocks import blocked_by, blockers_of
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Conflict, Forbidden, NotFound
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameInfo, UserInfo, aware
+from ludothek.storage.models import ChatMessage, ChatReport, GameRow, User, utcnow
+from ludothek.storage.text import check_text
 
 #: The longest message, in characters (after control characters are taken out).
 MAX_CHAT_LENGTH = 500
@@ -142,9 +143,14 @@ class ReportInfo:
         }
 
 
-class ChatStore(HistoryStore):
-    """Game chats and the reports queue; mixed into `Store` before `HistoryStore`, so that every
-    replay step carries the messages written up to it (`replay_extras`)."""
+class Chat:
+    """Game chats and the reports queue; every replay step carries the messages written up to it
+    (`replay_extras`, called by `History.replay_step`)."""
+
+    def __init__(self, db: Database, games: Games) -> None:
+        self.db = db
+        self.games = games
+
 
     @staticmethod
     def chat_access(info: GameInfo, user: UserInfo | None) -> str | None:
@@ -154,7 +160,7 @@ class ChatStore(HistoryStore):
         return "read" if info.status in ENDED else None
 
     def _readable(self, game_id: int, user: UserInfo | None) -> tuple[GameInfo, str]:
-        info = self.game(game_id)
+        info = self.games.game(game_id)
         access = self.chat_access(info, user)
         if access is None:
             raise Forbidden("the chat of a game that has not ended is for its players only", code_key="chat_players")
@@ -169,13 +175,13 @@ class ChatStore(HistoryStore):
         before it is stored: the caller's rate limit, so a refused message costs
         nothing of it.
         """
-        info = self.game(game_id)
+        info = self.games.game(game_id)
         if not at_table(info, user.id):
             raise Forbidden("only the players of this game can write in its chat", code_key="chat_not_seated")
         body = clean_chat_text(text)
         if info.status == "cancelled":
             raise Conflict("this game was cancelled", code_key="chat_cancelled")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             count = conn.execute(
                 select(func.count()).select_from(ChatMessage).where(ChatMessage.game_id == game_id)
             ).scalar_one()
@@ -185,7 +191,7 @@ class ChatStore(HistoryStore):
         if admit is not None:
             admit()
         now = utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             # The move number as it is when the message is stored.
             row = conn.execute(select(GameRow.seq, GameRow.status).where(GameRow.id == game_id)).one()
             mid = conn.execute(
@@ -208,7 +214,7 @@ class ChatStore(HistoryStore):
     def _chat_view(self, info: GameInfo, access: str, viewer_id: int | None, after: int = 0,
                    before: int | None = None, upto_seq: int | None = None, limit: int = 200) -> ChatView:
         limit = max(1, min(int(limit), MAX_CHAT_PER_GAME))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             hidden_authors = blocked_by(conn, viewer_id) if viewer_id is not None else set()
             where = (ChatMessage.game_id == info.id) & (ChatMessage.id > after)
             if before is not None:
@@ -238,7 +244,7 @@ class ChatStore(HistoryStore):
         """The replay's step ``step`` shows the latest `REPLAY_MESSAGES` chat messages written up to it,
         where ``user_id`` may read the chat at all (the table while the game runs, anyone after),
         without those of authors ``user_id`` blocked."""
-        items = super().replay_extras(info, step, seat, user_id)
+        items: list[dict[str, Any]] = []
         access = "write" if at_table(info, user_id) else "read" if info.status in ENDED else None
         if access is None:
             return items
@@ -256,21 +262,21 @@ class ChatStore(HistoryStore):
         if reason not in REPORT_REASONS:
             raise BadRequest(f"a report's reason is one of {', '.join(REPORT_REASONS)}", code_key="report_reason")
         unseen = NotFound("there is no message you could report with this id", code_key="no_message")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             msg = conn.execute(
                 select(ChatMessage.game_id, ChatMessage.user_id).where(ChatMessage.id == message_id)
             ).first()
             if msg is None:
                 raise unseen
             hidden_authors = blocked_by(conn, user.id)
-        info = self.game(msg.game_id)
+        info = self.games.game(msg.game_id)
         if self.chat_access(info, user) is None or msg.user_id in hidden_authors:
             raise unseen
         if msg.user_id == user.id:
             raise BadRequest("you cannot report your own message", code_key="report_own")
         twice = Conflict("you have reported this message already", code_key="already_reported")
         try:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 done = conn.execute(
                     select(ChatReport.id).where(ChatReport.message_id == message_id, ChatReport.reporter_id == user.id)
                 ).first()
@@ -280,7 +286,7 @@ class ChatStore(HistoryStore):
                     insert(ChatReport).values(message_id=message_id, reporter_id=user.id, reason=reason,
                                               created_at=utcnow()).returning(ChatReport.id)
                 ).scalar_one())
-        except self._integrity_errors:  # the same report, sent twice at once
+        except self.db.integrity_errors:  # the same report, sent twice at once
             raise twice from None
 
     def chat_reports(self, include_resolved: bool = False, limit: int = 500) -> list[ReportInfo]:
@@ -304,7 +310,7 @@ class ChatStore(HistoryStore):
         )
         if not include_resolved:
             query = query.where(ChatReport.resolved_at.is_(None))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(query).all()
         return [ReportInfo(r.id, aware(r.created_at) or utcnow(), r.reason, r.reporter, r.message_id, r.game_id,
                            r.game, r.author or "?", r.body, r.seq, aware(r.written_at) or utcnow(), int(r.n),
@@ -312,7 +318,7 @@ class ChatStore(HistoryStore):
 
     def resolve_report(self, report_id: int) -> None:
         """Mark a report as dealt with; `NotFound` if there is no open report with this id."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             done = conn.execute(
                 update(ChatReport).where(ChatReport.id == report_id, ChatReport.resolved_at.is_(None))
                 .values(resolved_at=utcnow())

@@ -7,23 +7,25 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ludothek import engine as eng
-
-from .base import StoreBase
-from .errors import (
+from ludothek.storage.database import Database
+from ludothek.storage.errors import (
     BadRequest,
     Conflict,
     Forbidden,
     NotFound,
     Unauthorized,
 )
-from .info import UserInfo, aware
-from .models import SeatRow, User, utcnow
-from .text import check_text
+from ludothek.storage.info import UserInfo, aware
+from ludothek.storage.models import SeatRow, User, utcnow
+from ludothek.storage.text import check_text
+
+from .runtime import UserCache
 
 NAME_RE = re.compile(r"^[A-Za-z0-9ÄÖÜäöüß_.\-]{3,20}$")
 #: Names of this form belong to guests (``create_guest``): a real account cannot pose as one.
@@ -32,35 +34,44 @@ MIN_PASSWORD = 8
 GUEST_LIFETIME = timedelta(hours=24)
 
 
-class AccountStore(StoreBase):
-    """Users, guests, passwords and API tokens."""
+def user_info(u: Any) -> UserInfo:
+    """A user row as the services hand it out."""
+    return UserInfo(u.id, u.name, bool(u.is_guest), u.lang, aware(u.guest_expires_at), bool(u.is_admin))
 
-    # ------------------------------------------------------------------ accounts
-    @staticmethod
-    def _user_info(u: Any) -> UserInfo:
-        return UserInfo(u.id, u.name, bool(u.is_guest), u.lang, aware(u.guest_expires_at), bool(u.is_admin))
 
-    def _check_name(self, name: str) -> str:
-        if not isinstance(name, str) or not NAME_RE.match(name):
-            raise BadRequest(
-                "a user name has 3 to 20 letters, digits, '.', '_' or '-'", code_key="bad_name"
-            )
-        if GUEST_NAME_RE.match(name):
-            raise BadRequest("names beginning with 'guest-' are kept for guest accounts", code_key="guest_name")
-        return name
+def check_name(name: str) -> str:
+    """Refuse a user name that is not 3 to 20 allowed characters or that poses as a guest."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise BadRequest(
+            "a user name has 3 to 20 letters, digits, '.', '_' or '-'", code_key="bad_name"
+        )
+    if GUEST_NAME_RE.match(name):
+        raise BadRequest("names beginning with 'guest-' are kept for guest accounts", code_key="guest_name")
+    return name
 
-    def _check_password(self, password: str) -> None:
-        if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-            raise BadRequest(f"a password has at least {MIN_PASSWORD} characters", code_key="bad_password")
-        check_text(password, "the password", 200)
+
+def check_password(password: str) -> None:
+    """Refuse a password that is too short or holds characters no text may hold."""
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise BadRequest(f"a password has at least {MIN_PASSWORD} characters", code_key="bad_password")
+    check_text(password, "the password", 200)
+
+
+class Accounts:
+    """Users, guests and passwords (sessions and API tokens: `ludothek.services.sessions`)."""
+
+    def __init__(self, db: Database, hasher: PasswordHasher, users: UserCache) -> None:
+        self.db = db
+        self.hasher = hasher
+        self.users = users
 
     def register(self, name: str, password: str, lang: str = "en") -> UserInfo:
-        self._check_name(name)
-        self._check_password(password)
+        check_name(name)
+        check_password(password)
         lang = lang if lang in eng.LANGS else "en"
         pw_hash = self.hasher.hash(password)
         try:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 uid = conn.execute(
                     insert(User).values(
                         name=name, name_key=name.lower(), password_hash=pw_hash, is_guest=False,
@@ -78,7 +89,7 @@ class AccountStore(StoreBase):
         for _ in range(20):
             name = f"guest-{secrets.randbelow(10**6):06d}"
             try:
-                with self.engine.begin() as conn:
+                with self.db.engine.begin() as conn:
                     uid = conn.execute(
                         insert(User).values(
                             name=name, name_key=name, password_hash=None, is_guest=True,
@@ -91,9 +102,10 @@ class AccountStore(StoreBase):
         raise Conflict("could not find a free guest name; try again")  # pragma: no cover
 
     def convert_guest(self, user_id: int, name: str, password: str) -> UserInfo:
-        """Turn a guest into a real account, keeping its games."""
-        self._check_name(name)
-        self._check_password(password)
+        """Turn a guest into a real account, keeping its games (`Sessions.convert_guest` also ends the
+        guest's credentials: the one to call)."""
+        check_name(name)
+        check_password(password)
         user = self.user(user_id)
         if user is None:
             raise NotFound("no such user")
@@ -101,7 +113,7 @@ class AccountStore(StoreBase):
             raise Conflict("this account is not a guest account")
         pw_hash = self.hasher.hash(password)
         try:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 conn.execute(
                     update(User).where(User.id == user_id).values(
                         name=name, name_key=name.lower(), password_hash=pw_hash, is_guest=False,
@@ -110,14 +122,14 @@ class AccountStore(StoreBase):
                 )
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken", code_key="name_taken") from None
-        self._forget_user(user_id)
+        self.users.forget(user_id)
         return UserInfo(user_id, name, False, user.lang)
 
     def authenticate(self, name: str, password: str) -> UserInfo:
         """The user with this name and password; `Unauthorized` otherwise (same message either way)."""
         check_text(name, "the user name", 40)
         check_text(password, "the password", 200)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(User).where(User.name_key == name.lower())).first()
         refusal = Unauthorized("wrong user name or password", code_key="bad_login")
         if row is None or row.password_hash is None:
@@ -131,41 +143,41 @@ class AccountStore(StoreBase):
         if row.blocked_at is not None:
             # Said only to whoever knows the password: nobody else learns that the account exists.
             raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
-        return self._user_info(row)
+        return user_info(row)
 
     def user(self, user_id: int) -> UserInfo | None:
         """The user, or ``None`` if unknown or an expired guest (remembered for a few seconds)."""
-        user = self._cached_user(("id", user_id), lambda: self._load_user(user_id))
+        user = self.users.cached(("id", user_id), lambda: self._load_user(user_id))
         if user is not None and user.is_guest and user.guest_expires_at is not None and user.guest_expires_at < utcnow():
             return None
         return user
 
     def _load_user(self, user_id: int) -> UserInfo | None:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(User).where(User.id == user_id)).first()
         if row is None or row.blocked_at is not None:  # a blocked account acts no more, whatever it holds
             return None
-        info = self._user_info(row)
+        info = user_info(row)
         if info.is_guest and info.guest_expires_at is not None and info.guest_expires_at < utcnow():
             return None
         return info
 
     def user_by_name(self, name: str) -> UserInfo | None:
         check_text(name, "the user name", 40)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(User).where(User.name_key == str(name).lower())).first()
-        return None if row is None else self._user_info(row)
+        return None if row is None else user_info(row)
 
     def set_lang(self, user_id: int, lang: str) -> None:
         if lang not in eng.LANGS:
             raise BadRequest(f"language must be one of {', '.join(eng.LANGS)}")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(lang=lang))
-        self._forget_user(user_id)
+        self.users.forget(user_id)
 
     def purge_expired_guests(self) -> int:
         """Delete expired guests that never joined a game; their names become free again."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             in_games = select(SeatRow.user_id).where(SeatRow.user_id.is_not(None))
             res = conn.execute(
                 delete(User).where(

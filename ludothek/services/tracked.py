@@ -19,12 +19,13 @@ sentences in two languages.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ludothek import engine as eng
-from ludothek.engine import CHANCE, UNDO, IllegalAction, State, naming
+from ludothek.engine import CHANCE, UNDO, IllegalAction, State, naming, sample_chance
 
 #: How many positions of the current run a cached game keeps for undo; older undos replay the game.
 KEEP_BEFORES = 8
@@ -173,3 +174,17 @@ def undone_rows(rows: list[tuple[int, str]]) -> set[int]:
 
 
 __all__ = ["LogEntry", "Tracked", "undone_rows"]
+
+
+#: Chance outcomes come from the operating system's CSPRNG: no client can predict or steer them.
+CHANCE_RNG = secrets.SystemRandom()
+
+
+def resolve_chance(tracked: Tracked) -> list[tuple[int, str]]:
+    """Apply chance outcomes drawn from the CSPRNG until a seat (or the end) is to move."""
+    out: list[tuple[int, str]] = []
+    while tracked.state.current_player() == CHANCE:
+        action = sample_chance(tracked.state, CHANCE_RNG)
+        tracked.apply(CHANCE, action)
+        out.append((CHANCE, action))
+    return out

@@ -15,11 +15,11 @@ the blocked user created that game).  Running games are not touched: nobody can
 be taken out of a game that has started.
 
 **Across server processes.**  The refusals run inside the lobby's own
-transactions (`ludothek.storage.lobby`), against the block rows as they are at
+transactions (`ludothek.services.lobby`), against the block rows as they are at
 that moment, and a block serializes with every lobby change that could seat the
 two together:
 
-- A join claims its game row first (``LobbyStore._open_game``); `block` claims
+- A join claims its game row first (``Lobby._open_game``); `block` claims
   every waiting game either of the two sits in before it looks at the seats.
   Whichever claim comes second sees what the first one committed.
 - Creating a game with invitations and `block` both lock the user rows involved
@@ -37,7 +37,6 @@ names no game and no move, so it reveals nothing any seat could not see.
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from dataclasses import dataclass
@@ -47,11 +46,13 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from .blocks import Blocked, blocked_by, blocks_among, lock_users
-from .errors import BadRequest, Conflict, NotFound
-from .info import UserInfo, aware
-from .lobby import LobbyStore
-from .models import Block, Friend, GameRow, SeatRow, User, UserActivity, utcnow
+from ludothek.services.accounts import Accounts
+from ludothek.services.lobby import Lobby
+from ludothek.storage.blocks import Blocked, blocked_by, blocks_among, lock_users
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Conflict, NotFound
+from ludothek.storage.info import UserInfo, aware
+from ludothek.storage.models import Block, Friend, GameRow, SeatRow, User, UserActivity, utcnow
 
 #: How many users one may keep on the friend list, and on the block list.
 MAX_FRIENDS = 500
@@ -80,21 +81,22 @@ class BlockInfo:
     since: datetime
 
 
-# ----------------------------------------------------------------------------- the store's part
-class SocialStore(LobbyStore):
-    """Friend lists, block lists and last activity; mixed into `Store`."""
+# ----------------------------------------------------------------------------- the service
+class Social:
+    """Friend lists, block lists and last activity."""
 
-    @functools.cached_property
-    def _activity_written(self) -> dict[int, float]:
-        return {}
+    def __init__(self, db: Database, accounts: Accounts, lobby: Lobby) -> None:
+        self.db = db
+        self.accounts = accounts
+        self.lobby = lobby
+        #: User id -> monotonic time this process last wrote their activity.
+        self._activity_written: dict[int, float] = {}
+        self._activity_lock = threading.Lock()
 
-    @functools.cached_property
-    def _activity_lock(self) -> threading.Lock:
-        return threading.Lock()
 
     def _other(self, user: UserInfo, name: Any, what: str) -> UserInfo:
         """The user called ``name``; `NotFound`, or `BadRequest` for oneself."""
-        other = self.user_by_name(name) if isinstance(name, str) else None
+        other = self.accounts.user_by_name(name) if isinstance(name, str) else None
         if other is None:
             raise NotFound(f"there is no user called {name!r}", code_key="no_user_named_plain", name=str(name)[:40])
         if other.id == user.id:
@@ -107,7 +109,7 @@ class SocialStore(LobbyStore):
     def befriend(self, user: UserInfo, name: str) -> tuple[FriendInfo, bool]:
         """Put ``name`` on ``user``'s friend list; the entry and whether it is new (PUT: adding twice is fine)."""
         other = self._other(user, name, "friend")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             lock_users(conn, [user.id, other.id])
             found = blocks_among(conn, user.id, [other.id])
             if any(a == user.id for a, _ in found):
@@ -134,17 +136,17 @@ class SocialStore(LobbyStore):
 
     def _take_off(self, user: UserInfo, name: Any, table: Any, column: Any) -> bool:
         """Delete ``user``'s row naming ``name`` in ``column`` of the friends or blocks table; whether there was one."""
-        other = self.user_by_name(name) if isinstance(name, str) else None
+        other = self.accounts.user_by_name(name) if isinstance(name, str) else None
         if other is None:
             return False
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             # Under the same row locks as `befriend` and `block`: each sees the other's change whole.
             lock_users(conn, [user.id, other.id])
             return bool(conn.execute(delete(table).where(table.c.user_id == user.id, column == other.id)).rowcount)
 
     def friends(self, user_id: int) -> list[FriendInfo]:
         """My friend list, by name, each with their last activity."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return self._friend_entries(conn, user_id)
 
     @staticmethod
@@ -165,7 +167,7 @@ class SocialStore(LobbyStore):
 
     def friend_names(self, user_id: int) -> list[str]:
         """The names on my friend list (the new-game form offers them)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return list(conn.execute(
                 select(User.name).join(Friend, Friend.friend_id == User.id)
                 .where(Friend.user_id == user_id).order_by(User.name_key)
@@ -176,7 +178,7 @@ class SocialStore(LobbyStore):
         """Block ``name``; the entry and whether it is new.  See the module's docstring for what it does."""
         other = self._other(user, name, "block")
         changed: list[int] = []
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             lock_users(conn, [user.id, other.id])
             exists = conn.execute(
                 select(Block.created_at).where(Block.user_id == user.id, Block.blocked_id == other.id)
@@ -195,7 +197,7 @@ class SocialStore(LobbyStore):
             # Read in the same transaction: an unblock committed just after (another tab) cannot take it away.
             entry = self._block_entries(conn, user.id, other.id)[0]
         for gid in changed:
-            self._after_change(gid, None)
+            self.lobby.after_change(gid, None)
         return entry, exists is None
 
     def _separate(self, conn: Connection, blocker: int, blocked: int) -> list[int]:
@@ -228,7 +230,7 @@ class SocialStore(LobbyStore):
             raise NotFound(f"you have not blocked {name!r}", code_key="not_blocked", name=str(name)[:40])
 
     def blocks(self, user_id: int) -> list[BlockInfo]:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return self._block_entries(conn, user_id)
 
     @staticmethod
@@ -246,7 +248,7 @@ class SocialStore(LobbyStore):
         return [BlockInfo(r.id, r.name, aware(r.created_at) or utcnow()) for r in rows]
 
     def blocked_ids(self, user_id: int) -> set[int]:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return blocked_by(conn, user_id)
 
     # ------------------------------------------------------------------ last activity
@@ -262,14 +264,14 @@ class SocialStore(LobbyStore):
             self._activity_written[user_id] = tick
         when = now or utcnow()
         try:
-            with self.engine.begin() as conn:
-                conn.execute(self._upsert(UserActivity, [UserActivity.user_id], {"user_id": user_id, "seen_at": when},
+            with self.db.engine.begin() as conn:
+                conn.execute(self.db.upsert(UserActivity, [UserActivity.user_id], {"user_id": user_id, "seen_at": when},
                                           {"seen_at": when}))
         except IntegrityError:  # the user was deleted meanwhile
             pass
 
     def last_active(self, user_id: int) -> datetime | None:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return _coarse(conn.execute(select(UserActivity.seen_at).where(UserActivity.user_id == user_id)).scalar())
 
 

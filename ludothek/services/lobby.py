@@ -11,42 +11,66 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from ludothek import engine as eng
+from ludothek.botlevels import BOT_NAMES
 from ludothek.engine import InvalidOptions
-
-from .accounts import AccountStore
-from .base import CHANCE_RNG
-from .blocks import block_partners, lock_users, refuse_blocked_invitations, refuse_blocked_seat, share_users
-from .errors import (
+from ludothek.storage.blocks import (
+    block_partners,
+    lock_users,
+    refuse_blocked_invitations,
+    refuse_blocked_seat,
+    share_users,
+)
+from ludothek.storage.database import Database
+from ludothek.storage.errors import (
     BadRequest,
     Conflict,
     Forbidden,
     NotFound,
     TooManyAttempts,
 )
-from .info import GameEvent, GameInfo, UserInfo, seat_label
-from .models import GameRow, SeatRow, User, utcnow
-from .outbox import queue_mail
-from .timecontrol import DAY, TimeControl, absences, clock_json_of, parse_time_control, paused_deadline
-from .tracked import Tracked
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameEvent, GameInfo, UserInfo, seat_label
+from ludothek.storage.models import GameRow, SeatRow, User, utcnow
+from ludothek.storage.outbox import queue_mail
+from ludothek.storage.timecontrol import (
+    DAY,
+    TimeControl,
+    absences,
+    clock_json_of,
+    parse_time_control,
+    paused_deadline,
+)
+
+from .accounts import Accounts
+from .runtime import GameLocks, Listeners, StateCache
+from .tracked import CHANCE_RNG, Tracked, resolve_chance
 
 SEAT_KINDS = ("me", "open", "invite", "bot")
 #: The bots a seat may have.  The new-game form offers the three strengths; ``random`` stays for the API
 #: (benchmarks, tests).  `hard` thinks about 2 s per decision, in the bot worker processes
 #: (`ludothek.workers.bots`), never in a server, so its thinking slows nobody's move.
-PORTAL_BOTS = ("random", "easy", "medium", "hard")
+PORTAL_BOTS = BOT_NAMES
 #: The strengths a player chooses between in the new-game form, and the one chosen unless they pick another.
 BOT_LEVELS = ("easy", "medium", "hard")
 DEFAULT_FORM_BOT = "medium"
 
 
-class LobbyStore(AccountStore):
+class Lobby:
     """Games before they start, and the lists players find them in."""
 
-    #: Games one user may have waiting for players at once (more: refused with 429).
-    max_open_games: int = 10
-    #: How many waiting games of one creator the open-games list shows, so that nobody can push
-    #: everyone else's invitations out of it.
-    lobby_per_creator: int = 3
+    def __init__(self, db: Database, games: Games, states: StateCache, locks: GameLocks, listeners: Listeners,
+                 accounts: Accounts) -> None:
+        self.db = db
+        self.games = games
+        self.states = states
+        self.locks = locks
+        self.listeners = listeners
+        self.accounts = accounts
+        #: Games one user may have waiting for players at once (more: refused with 429).
+        self.max_open_games = 10
+        #: How many waiting games of one creator the open-games list shows, so that nobody can push
+        #: everyone else's invitations out of it.
+        self.lobby_per_creator = 3
 
     # ------------------------------------------------------------------ lobby
     def create_game(
@@ -94,7 +118,7 @@ class LobbyStore(AccountStore):
                                      code_key="bad_bot")
                 rows.append({"seat": i, "kind": "bot", "user_id": None, "bot": bot})
             else:
-                other = self.user_by_name(str(s.get("user") or ""))
+                other = self.accounts.user_by_name(str(s.get("user") or ""))
                 if other is None:
                     raise NotFound(f"seat {i + 1}: no user called {s.get('user')!r}", code_key="no_user")
                 if other.id == creator.id or other.id in invited:
@@ -103,7 +127,7 @@ class LobbyStore(AccountStore):
                 rows.append({"seat": i, "kind": "invited", "user_id": other.id, "bot": None})
         if me_count != 1:
             raise BadRequest("the creator takes exactly one seat ('me')")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             waiting = conn.execute(
                 select(func.count()).select_from(GameRow)
                 .where(GameRow.creator_id == creator.id, GameRow.status == "open")
@@ -113,9 +137,9 @@ class LobbyStore(AccountStore):
                 f"you already have {waiting} games waiting for players; cancel one or wait until one starts",
                 retry_after=60,
             )
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             if invited:
-                # Blocks are checked under the users' row locks, which `SocialStore.block` takes too.
+                # Blocks are checked under the users' row locks, which `Social.block` takes too.
                 lock_users(conn, [creator.id, *invited])
                 refuse_blocked_invitations(conn, creator.id, invited)
             gid = conn.execute(
@@ -139,7 +163,7 @@ class LobbyStore(AccountStore):
     @contextmanager
     def _open_game(self, game_id: int, *, creator_id: int | None = None) -> Iterator[Connection]:
         """A transaction holding the claim on the open game ``game_id``; refusals are raised before anything changes."""
-        with self._lock(game_id), self.engine.begin() as conn:
+        with self.locks.get(game_id), self.db.engine.begin() as conn:
             claim = update(GameRow).where(GameRow.id == game_id, GameRow.status == "open")
             if creator_id is not None:
                 claim = claim.where(GameRow.creator_id == creator_id)
@@ -174,7 +198,7 @@ class LobbyStore(AccountStore):
                 raise Conflict("you already have a seat in this game", code_key="already_seated")
             # Before this join and the start it may bring write rows that refer to these users: in id order.
             share_users(conn, [user.id, self._creator(conn, game_id), *(s.user_id for s in seats)])
-            # Under the game's claim, which `SocialStore.block` takes too: a block committed first is seen here.
+            # Under the game's claim, which `Social.block` takes too: a block committed first is seen here.
             refuse_blocked_seat(conn, user.id, [s.user_id for s in seats if s.kind == "player"])
             mine = [s for s in seats if s.kind == "invited" and s.user_id == user.id]
             free = mine or [s for s in seats if s.kind == "open"]
@@ -188,8 +212,8 @@ class LobbyStore(AccountStore):
             if res.rowcount != 1:  # pragma: no cover - the claim above excludes it
                 raise Conflict("someone else took that seat just now; try again")
             started = self._start_if_full(conn, game_id)
-        self._after_change(game_id, started)
-        return self.game(game_id)
+        self.after_change(game_id, started)
+        return self.games.game(game_id)
 
     def leave(self, game_id: int, user: UserInfo) -> None:
         """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
@@ -204,7 +228,7 @@ class LobbyStore(AccountStore):
             )
             if res.rowcount != 1:
                 raise Forbidden("you have no seat in this game", code_key="not_seated")
-        self._after_change(game_id, None)
+        self.after_change(game_id, None)
 
     def cancel(self, game_id: int, user: UserInfo) -> None:
         """Call off a game that has not started; only its creator may."""
@@ -212,8 +236,8 @@ class LobbyStore(AccountStore):
             conn.execute(
                 update(GameRow).where(GameRow.id == game_id, GameRow.status == "open").values(status="cancelled")
             )
-        self._info_cache.pop(game_id, None)
-        self._notify(GameEvent(game_id, 0, -2, "cancelled"))
+        self.games.info_cache.pop(game_id, None)
+        self.listeners.notify(GameEvent(game_id, 0, -2, "cancelled"))
 
     def _maybe_start(self, game_id: int) -> None:
         """Start the game if no seat is left to fill (a new game against bots only)."""
@@ -223,7 +247,7 @@ class LobbyStore(AccountStore):
                 started = self._start_if_full(conn, game_id)
         except (Conflict, NotFound):
             return
-        self._after_change(game_id, started)
+        self.after_change(game_id, started)
 
     def _start_if_full(self, conn: Connection, game_id: int) -> tuple[Tracked, int] | None:
         """Inside a claimed transaction: start a full game, seats shuffled so the first player is drawn at random."""
@@ -238,7 +262,7 @@ class LobbyStore(AccountStore):
         CHANCE_RNG.shuffle(occupants)
         state = eng.load(row.game).new_state(row.num_players, json.loads(row.options_json))
         tracked = Tracked(state, self._names_after_shuffle(conn, occupants))
-        actions = self._resolve_chance(tracked)
+        actions = resolve_chance(tracked)
         now = utcnow()
         conn.execute(
             update(GameRow)
@@ -259,8 +283,8 @@ class LobbyStore(AccountStore):
             seconds = tc.move_days * DAY if tc.kind == "move" else float(bank or 0)
             deadline = paused_deadline(now, seconds, absences(conn, occupants[first][1], now))
             conn.execute(update(GameRow).where(GameRow.id == game_id).values(deadline=deadline))
-        self._insert_actions(conn, game_id, 0, actions, now)
-        self._finish_if_over(conn, game_id, state, now)
+        self.db.insert_actions(conn, game_id, 0, actions, now)
+        self.db.finish_if_over(conn, game_id, state, now)
         first = state.current_player()
         first_user = occupants[first][1] if 0 <= first < len(occupants) else None
         if first_user is not None and occupants[first][0] == "player":  # "your turn", in the same transaction
@@ -274,16 +298,16 @@ class LobbyStore(AccountStore):
         users = dict(conn.execute(select(User.id, User.name).where(User.id.in_(ids))).all()) if ids else {}
         return [seat_label(k, i, users.get(u) if u is not None else None) or "?" for i, (k, u, _) in enumerate(occupants)]
 
-    def _after_change(self, game_id: int, started: tuple[Tracked, int] | None) -> None:
+    def after_change(self, game_id: int, started: tuple[Tracked, int] | None) -> None:
         """After the commit: forget the cached summary, and announce a game that started."""
-        self._info_cache.pop(game_id, None)
+        self.games.info_cache.pop(game_id, None)
         if started is None:
             return
         tracked, seq = started
-        self._cache_put(game_id, tracked)
-        info = self.game(game_id)
+        self.states.put(game_id, tracked)
+        info = self.games.game(game_id)
         to_move = tracked.state.current_player()
-        self._notify(GameEvent(game_id, seq, to_move, info.status, info.is_bot_seat(to_move)))
+        self.listeners.notify(GameEvent(game_id, seq, to_move, info.status, info.is_bot_seat(to_move)))
 
     def open_games(self, user: UserInfo | None = None, limit: int = 200) -> list[GameInfo]:
         """Games waiting for players: with an open seat, or with an invitation for ``user``.
@@ -298,7 +322,7 @@ class LobbyStore(AccountStore):
         where = (GameRow.status == "open") & GameRow.id.in_(waiting)
         if user is not None:  # nor the games of someone with a block between us (either way)
             where &= or_(GameRow.creator_id.is_(None), GameRow.creator_id.not_in(block_partners(user.id)))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(GameRow.id, GameRow.creator_id, GameRow.id.in_(invited).label("for_me"))
                 .where(where)
@@ -315,11 +339,11 @@ class LobbyStore(AccountStore):
             shown.append(gid)
             if len(shown) >= limit:
                 break
-        return self._game_infos(shown)  # two queries for the whole list, not two per game
+        return self.games.infos(shown)  # two queries for the whole list, not two per game
 
     def user_games(self, user_id: int, statuses: Sequence[str] = ("open", "running", "finished")) -> list[GameInfo]:
         mine = select(SeatRow.game_id).where(SeatRow.user_id == user_id)
-        games = self._games(GameRow.status.in_(list(statuses)) & GameRow.id.in_(mine), (GameRow.id.desc(),), 500)
+        games = self.games.query(GameRow.status.in_(list(statuses)) & GameRow.id.in_(mine), (GameRow.id.desc(),), 500)
         return games
 
     def my_games(self, user_id: int) -> dict[str, list[GameInfo]]:
@@ -341,7 +365,7 @@ class LobbyStore(AccountStore):
 
     def next_waiting(self, user_id: int) -> int | None:
         """The game where it is this user's turn that has waited longest."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return conn.execute(
                 select(GameRow.id)
                 .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))
@@ -351,7 +375,17 @@ class LobbyStore(AccountStore):
             ).scalar()
 
     def count_games(self) -> dict[str, int]:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(select(GameRow.status, func.count()).group_by(GameRow.status)).all()
         return {status: n for status, n in rows}
 
+    def recent_games(self, kind: str, limit: int = 10) -> list[GameInfo]:
+        """The newest running or finished games of ``kind`` (open ones are in the lobby already)."""
+        with self.db.engine.begin() as conn:
+            ids = conn.execute(
+                select(GameRow.id)
+                .where(GameRow.game == kind, GameRow.status.in_(("running", "finished")))
+                .order_by(GameRow.created_at.desc(), GameRow.id.desc())
+                .limit(max(1, min(limit, 50)))
+            ).scalars().all()
+        return [self.games.game(gid) for gid in ids]

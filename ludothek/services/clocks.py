@@ -30,21 +30,32 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, or_, select, update
 
-from .blocks import lock_users
-from .errors import BadRequest, Conflict, Forbidden
-from .info import GameEvent, GameInfo, UserInfo, aware
-from .models import GameRow, SeatRow, Vacation, utcnow
-from .outbox import queue_mail
-from .timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YEAR, _aware, absences
-from .undo import UndoStore
+from ludothek.storage.blocks import lock_users
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Conflict, Forbidden
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameEvent, GameInfo, UserInfo, aware
+from ludothek.storage.models import GameRow, SeatRow, Vacation, utcnow
+from ludothek.storage.outbox import queue_mail
+from ludothek.storage.timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YEAR, _aware, absences
 
-# ----------------------------------------------------------------------------- the store's part
+from .runtime import GameLocks, Listeners, StateCache
+
+# ----------------------------------------------------------------------------- the service
 #: How long before a deadline the reminder mail goes out.
 REMINDER_AHEAD = timedelta(hours=24)
 
 
-class ClockStore(UndoStore):
+class Clocks:
     """Timeouts, resignations, abandoning and vacations."""
+
+    def __init__(self, db: Database, games: Games, states: StateCache, locks: GameLocks, listeners: Listeners) -> None:
+        self.db = db
+        self.games = games
+        self.states = states
+        self.locks = locks
+        self.listeners = listeners
+
 
     def expire_due(self, now: datetime | None = None, limit: int = 100) -> list[int]:
         """Hand every seat whose time ran out to a bot; the games that changed.
@@ -53,7 +64,7 @@ class ClockStore(UndoStore):
         workers running this at once fire each timeout exactly once.
         """
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             due = conn.execute(
                 select(GameRow.id, GameRow.seq, GameRow.to_move, GameRow.deadline)
                 .where(GameRow.status == "running", GameRow.deadline.is_not(None), GameRow.deadline <= now)
@@ -62,7 +73,7 @@ class ClockStore(UndoStore):
             ).all()
         fired = []
         for gid, seq, to_move, deadline in due:
-            with self._lock(gid), self.engine.begin() as conn:
+            with self.locks.get(gid), self.db.engine.begin() as conn:
                 claimed = conn.execute(
                     update(GameRow)
                     .where(GameRow.id == gid, GameRow.seq == seq, GameRow.deadline == deadline,
@@ -90,7 +101,7 @@ class ClockStore(UndoStore):
         decided when it is sent (their mail settings).
         """
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             due = conn.execute(
                 select(GameRow.id, GameRow.seq, GameRow.deadline, SeatRow.user_id)
                 .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
@@ -101,7 +112,7 @@ class ClockStore(UndoStore):
             ).all()
         queued = []
         for gid, seq, deadline, user_id in due:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 claimed = conn.execute(
                     update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline, GameRow.seq == seq)
                     .values(reminded_for=deadline)
@@ -116,13 +127,13 @@ class ClockStore(UndoStore):
 
     def _seats_changed(self, game_id: int) -> None:
         """After a seat changed hands: forget the cached summary and wake the bots if one is to move."""
-        self._info_cache.pop(game_id, None)
-        info = self.game(game_id)
-        self._notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move)))
+        self.games.info_cache.pop(game_id, None)
+        info = self.games.game(game_id)
+        self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move)))
 
     def resign(self, game_id: int, user: UserInfo) -> GameInfo:
         """Give up: a bot plays on for the seat, and the player is placed last as ``resigned``."""
-        with self._lock(game_id), self.engine.begin() as conn:
+        with self.locks.get(game_id), self.db.engine.begin() as conn:
             row = conn.execute(select(GameRow.status).where(GameRow.id == game_id)).first()
             if row is None:
                 self._refuse_missing(game_id)
@@ -146,10 +157,10 @@ class ClockStore(UndoStore):
                 .values(kind="bot", bot=TAKEOVER_BOT, left_as="resigned")
             )
         self._seats_changed(game_id)
-        return self.game(game_id)
+        return self.games.game(game_id)
 
     def _refuse_missing(self, game_id: int) -> None:
-        self._game_full(game_id)  # raises NotFound
+        self.games.full(game_id)  # raises NotFound
 
     def vote_abandon(self, game_id: int, user: UserInfo, agree: bool = True) -> GameInfo:
         """The creator offers to abandon (their vote); the others agree or decline.
@@ -157,7 +168,7 @@ class ClockStore(UndoStore):
         When every human player has agreed, the game ends without a result.  A
         decline withdraws the offer (every vote is cleared).
         """
-        with self._lock(game_id), self.engine.begin() as conn:
+        with self.locks.get(game_id), self.db.engine.begin() as conn:
             game = conn.execute(select(GameRow.status, GameRow.creator_id).where(GameRow.id == game_id)).first()
             if game is None:
                 self._refuse_missing(game_id)
@@ -191,19 +202,19 @@ class ClockStore(UndoStore):
                     if ended:  # over for profiles and replays too; no places, no ratings, no counts
                         conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(ended_at=now))
             conn.execute(update(GameRow).where(GameRow.id == game_id).values(seats_rev=GameRow.seats_rev + 1))
-        self._cache_drop(game_id)
+        self.states.drop(game_id)
         self._seats_changed(game_id)
-        return self.game(game_id)
+        return self.games.game(game_id)
 
     # ------------------------------------------------------------------ vacations
     def vacation_days_used(self, user_id: int, year: int) -> float:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return _days_used(conn, user_id, year)
 
     def vacations(self, user_id: int, now: datetime | None = None) -> list[tuple[datetime, datetime]]:
         """The user's current and coming absences."""
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             return sorted(absences(conn, user_id, now))
 
     def away_until(self, user_ids: list[int], now: datetime | None = None) -> dict[int, datetime]:
@@ -211,7 +222,7 @@ class ClockStore(UndoStore):
         now = now or utcnow()
         if not user_ids:
             return {}
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(Vacation.user_id, Vacation.ends)
                 .where(Vacation.user_id.in_(user_ids), Vacation.starts <= now, Vacation.ends > now)
@@ -232,7 +243,7 @@ class ClockStore(UndoStore):
         if starts < now - timedelta(minutes=5) or starts > now + timedelta(days=366):
             raise BadRequest("a vacation starts now or within the next year", code_key="bad_vacation")
         ends = starts + timedelta(days=days)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             # The checks and the insert under the user's row lock: two requests at once (a double
             # click) are taken one after the other, so the second sees the first's vacation.
             lock_users(conn, [user.id])
@@ -274,7 +285,7 @@ class ClockStore(UndoStore):
         now = now or utcnow()
         banks: dict[int, float | None] = {}
         if info.clock is not None and info.clock["kind"] == "bank":
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 banks = dict(conn.execute(
                     select(SeatRow.seat, SeatRow.bank_seconds).where(SeatRow.game_id == info.id)
                 ).all())

@@ -23,14 +23,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, insert, select, update
 
-from .accounts import AccountStore
-from .errors import BadRequest, Forbidden, NotFound, Unauthorized
-from .info import UserInfo, aware, token_hash
-from .models import ApiToken, SessionRow, User, utcnow
-from .text import check_text
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ludothek.storage.info import UserInfo, aware, token_hash
+from ludothek.storage.models import ApiToken, SessionRow, User, utcnow
+from ludothek.storage.text import check_text
+
+from .accounts import Accounts, check_password
+from .runtime import UserCache
 
 #: A browser session lasts this long from login (the cookie's max-age says the same).
 SESSION_LIFETIME = timedelta(days=30)
@@ -61,12 +65,15 @@ class Credential:
     token: str | None = None  # the API token
 
 
-class SessionStore(AccountStore):
+class Sessions:
     """Browser sessions and API tokens, checked fresh on every request."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+    def __init__(self, db: Database, hasher: PasswordHasher, accounts: Accounts, users: UserCache) -> None:
+        self.db = db
+        self.hasher = hasher
+        self.accounts = accounts
+        self.users = users
+        mark = db.mark
         self._session_sql = f"SELECT user_id, expires_at FROM sessions WHERE key_hash = {mark}"
         self._token_sql = f"SELECT id, user_id, expires_at, last_used_at FROM api_tokens WHERE token_hash = {mark}"
         self._touch_sql = f"UPDATE api_tokens SET last_used_at = {mark} WHERE id = {mark}"
@@ -82,8 +89,8 @@ class SessionStore(AccountStore):
         return aware(value)
 
     def _refuse_blocked(self, user_id: int) -> None:
-        """No new session or token for a blocked account (`ludothek.storage.admin`)."""
-        with self.engine.begin() as conn:
+        """No new session or token for a blocked account (`ludothek.services.admin`)."""
+        with self.db.engine.begin() as conn:
             if conn.execute(select(User.blocked_at).where(User.id == user_id)).scalar() is not None:
                 raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
 
@@ -93,7 +100,7 @@ class SessionStore(AccountStore):
         secret = secrets.token_urlsafe(32)
         now = utcnow()
         self._refuse_blocked(user_id)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(
                 insert(SessionRow).values(
                     user_id=user_id, key_hash=token_hash(secret), created_at=now, expires_at=now + SESSION_LIFETIME
@@ -106,22 +113,22 @@ class SessionStore(AccountStore):
 
     def session_user(self, secret: str) -> UserInfo | None:
         """The user of a live session; ``None`` if it was ended, has expired, or its user is gone."""
-        row = self._read_one(self._session_sql, (token_hash(secret),))
+        row = self.db.read_one(self._session_sql, (token_hash(secret),))
         if row is None:
             return None
         expires = self._when(row[1])
         if expires is None or expires <= utcnow():
             return None
-        return self.user(row[0])
+        return self.accounts.user(row[0])
 
     def end_session(self, secret: str) -> None:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(delete(SessionRow).where(SessionRow.key_hash == token_hash(secret)))
 
     def end_sessions(self, user_id: int, keep: Credential | None = None) -> None:
         """End every browser session and revoke every API token of the user, except ``keep``."""
         keep = keep or Credential()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             sessions = delete(SessionRow).where(SessionRow.user_id == user_id)
             if keep.session is not None:
                 sessions = sessions.where(SessionRow.key_hash != token_hash(keep.session))
@@ -130,18 +137,18 @@ class SessionStore(AccountStore):
             if keep.token is not None:
                 tokens = tokens.where(ApiToken.token_hash != token_hash(keep.token))
             conn.execute(tokens)
-        self._forget_user(user_id)
+        self.users.forget(user_id)
 
     def session_count(self, user_id: int) -> int:
         """How many live browser sessions the user has (the account page shows it)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(SessionRow.id).where(SessionRow.user_id == user_id, SessionRow.expires_at > utcnow())
             ).all()
         return len(rows)
 
     def purge_expired_sessions(self) -> int:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             gone = conn.execute(delete(SessionRow).where(SessionRow.expires_at <= utcnow())).rowcount or 0
             gone += conn.execute(delete(ApiToken).where(ApiToken.expires_at <= utcnow())).rowcount or 0
         return gone
@@ -156,7 +163,7 @@ class SessionStore(AccountStore):
         now = utcnow()
         self._refuse_blocked(user_id)
         expires = now + timedelta(days=expires_in_days) if expires_in_days is not None else None
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(
                 insert(ApiToken).values(
                     user_id=user_id, token_hash=token_hash(token), label=label, created_at=now, expires_at=expires
@@ -166,7 +173,7 @@ class SessionStore(AccountStore):
 
     def user_by_token(self, token: str) -> UserInfo | None:
         """The user behind a live token; ``None`` if it is unknown, revoked or expired."""
-        row = self._read_one(self._token_sql, (token_hash(token),))
+        row = self.db.read_one(self._token_sql, (token_hash(token),))
         if row is None:
             return None
         token_id, user_id, expires, last_used = row[0], row[1], self._when(row[2]), self._when(row[3])
@@ -174,7 +181,7 @@ class SessionStore(AccountStore):
         if expires is not None and expires <= now:
             return None
         self._touch(token_id, last_used, now)
-        return self.user(user_id)
+        return self.accounts.user(user_id)
 
     def _touch(self, token_id: int, last_used: datetime | None, now: datetime) -> None:
         if last_used is not None and (now - last_used).total_seconds() < LAST_USED_STEP:
@@ -186,12 +193,12 @@ class SessionStore(AccountStore):
             if len(self._touched) > 100_000:
                 self._touched.clear()
             self._touched[token_id] = tick
-        with self.engine.begin() as conn:
-            conn.exec_driver_sql(self._touch_sql, (self._db_time(now), token_id))
+        with self.db.engine.begin() as conn:
+            conn.exec_driver_sql(self._touch_sql, (self.db.db_time(now), token_id))
 
     def tokens(self, user_id: int) -> list[TokenInfo]:
         """The user's live tokens, newest first."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(ApiToken).where(ApiToken.user_id == user_id).order_by(ApiToken.id.desc())
             ).all()
@@ -206,7 +213,7 @@ class SessionStore(AccountStore):
 
     def revoke_token(self, user_id: int, token_id: int) -> None:
         """Delete one of the user's tokens; another user's token is "not found", as an unknown one."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             gone = conn.execute(
                 delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == user_id)
             ).rowcount
@@ -216,8 +223,8 @@ class SessionStore(AccountStore):
     # ------------------------------------------------------------------ passwords
     def change_password(self, user_id: int, current: str, new: str, keep: Credential | None = None) -> None:
         """Set a new password after checking the current one; every other session and token ends."""
-        self._check_password(new)
-        with self.engine.begin() as conn:
+        check_password(new)
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(User.password_hash).where(User.id == user_id)).first()
         if row is None:
             raise NotFound("no such user")
@@ -229,12 +236,12 @@ class SessionStore(AccountStore):
         except (VerificationError, InvalidHashError):
             raise Unauthorized("the current password is wrong", code_key="bad_current_password") from None
         pw_hash = self.hasher.hash(new)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
         self.end_sessions(user_id, keep)
 
     def convert_guest(self, user_id: int, name: str, password: str) -> UserInfo:
-        """As `AccountStore.convert_guest`, and every credential the guest had ends."""
-        user = super().convert_guest(user_id, name, password)
+        """As `Accounts.convert_guest`, and every credential the guest had ends."""
+        user = self.accounts.convert_guest(user_id, name, password)
         self.end_sessions(user_id)
         return user

@@ -15,11 +15,12 @@ from datetime import datetime
 
 from sqlalchemy import select, update
 
-from .base import StoreBase
-from .errors import BadRequest, NotFound
-from .info import GameInfo, aware
-from .models import GameRow, PlayerStats, SeatRow, User
-from .text import check_text
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, NotFound
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameInfo, aware
+from ludothek.storage.models import GameRow, PlayerStats, SeatRow, User
+from ludothek.storage.text import check_text
 
 ABOUT_MAX = 500
 #: The languages a profile can name (ISO 639-1); their names come from Babel in the reader's language.
@@ -78,13 +79,18 @@ class Profile:
     stats: tuple[GameStats, ...]
 
 
-class ProfileStore(StoreBase):
+class Profiles:
     """Profiles: looked up by name, "about me" and languages, and a player's games."""
+
+    def __init__(self, db: Database, games: Games) -> None:
+        self.db = db
+        self.games = games
+
 
     def profile(self, name: str) -> Profile:
         """The profile of the user called ``name`` (any case); `NotFound` if there is none."""
         check_text(name, "the user name", 40)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             user = conn.execute(
                 select(User.id, User.name, User.is_guest, User.created_at, User.lang, User.languages, User.about)
                 .where(User.name_key == name.lower())
@@ -108,20 +114,20 @@ class ProfileStore(StoreBase):
         if languages is not None:
             values["languages"] = ",".join(check_languages(languages)) or None
         if values:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 conn.execute(update(User).where(User.id == user_id).values(**values))
 
     def set_about(self, user_id: int, text: str) -> str:
         """Store the user's "about me" (checked by `check_about`); the text as stored."""
         value = check_about(text)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(about=value or None))
         return value
 
     def set_languages(self, user_id: int, codes: Sequence[object]) -> list[str]:
         """Store the languages the user speaks (checked by `check_languages`)."""
         value = check_languages(codes)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user_id).values(languages=",".join(value) or None))
         return value
 
@@ -140,24 +146,24 @@ class ProfileStore(StoreBase):
         )
         if kind is not None:
             query = query.join(GameRow, GameRow.id == SeatRow.game_id).where(GameRow.game == kind)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             ids = list(dict.fromkeys(conn.execute(query).scalars()))
-        return self._game_infos(ids)
+        return self.games.infos(ids)
 
     def running_games_of(self, user_id: int, limit: int = 50) -> list[GameInfo]:
         """The user's running games, which anyone may watch (the longest waiting first)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             ids = list(conn.execute(
                 select(GameRow.id).join(SeatRow, SeatRow.game_id == GameRow.id)
                 .where(SeatRow.user_id == user_id, SeatRow.kind == "player", GameRow.status == "running")
                 .order_by(GameRow.id.desc()).limit(max(1, min(limit, 200)))
             ).scalars())
-        return self._game_infos(ids)
+        return self.games.infos(ids)
 
     def finished_games_of_kind(self, kind: str, limit: int = 20) -> list[GameInfo]:
         """The newest finished games of ``kind`` (index ``ix_games_kind_finished``)."""
         query = (select(GameRow.id).where(GameRow.game == kind, GameRow.status == "finished")
                  .order_by(GameRow.finished_at.desc(), GameRow.id.desc()).limit(max(1, min(limit, 100))))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             ids = list(conn.execute(query).scalars())
-        return self._game_infos(ids)
+        return self.games.infos(ids)

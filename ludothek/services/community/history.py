@@ -32,12 +32,15 @@ from sqlalchemy import select
 
 from ludothek import engine as eng
 from ludothek.engine import CHANCE, UNDO, IllegalAction, State
+from ludothek.services.play import Play
+from ludothek.services.tracked import LogEntry, Tracked, undone_rows
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Conflict, Forbidden
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameInfo
+from ludothek.storage.models import ActionRow
 
-from .errors import BadRequest, Conflict, Forbidden
-from .info import GameInfo
-from .models import ActionRow
-from .play import PlayStore
-from .tracked import LogEntry, Tracked, undone_rows
+from .chat import Chat
 
 #: A copy of the state is kept every this many steps: a step costs at most this many applied actions.
 CHECKPOINT_EVERY = 24
@@ -171,7 +174,7 @@ class ReplayStep:
     seat: int | None
     state: State
     log: list[dict[str, Any]]
-    #: Per-step extras of other concerns (chat messages written up to this step; see `HistoryStore.replay_extras`).
+    #: Per-step extras of other concerns (chat messages written up to this step; see `Chat.replay_extras`).
     extras: list[dict[str, Any]]
 
 
@@ -191,11 +194,15 @@ def record_digest(record: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-class HistoryStore(PlayStore):
+class History:
     """The whole log page by page, replay steps, and imported records (never stored)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, db: Database, games: Games, play: Play, chat: Chat) -> None:
+        self.db = db
+        self.games = games
+        self.play = play
+        #: The game chat: each replay step carries the messages written up to it (`Chat.replay_extras`).
+        self.chat = chat
         self._books: OrderedDict[tuple[str, object], ReplayBook] = OrderedDict()
         self._books_lock = threading.Lock()
 
@@ -211,7 +218,7 @@ class HistoryStore(PlayStore):
             raise BadRequest(f"limit must be 1 to {LOG_PAGE_MAX}", code_key="bad_limit")
         if before is not None and (isinstance(before, bool) or not isinstance(before, int) or before < 1):
             raise BadRequest("before must be a move number of 1 or more", code_key="bad_before")
-        with self.state(game_id) as (info, tracked):
+        with self.play.state(game_id) as (info, tracked):
             if tracked is None:
                 raise Conflict("the game has not started yet", code_key="not_started")
             end = len(tracked.log) if before is None else min(before - 1, len(tracked.log))
@@ -240,16 +247,16 @@ class HistoryStore(PlayStore):
         key = ("game", info.id)
         book = self._cached_book(key)
         if book is None or book.length > info.seq:
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 rows = conn.execute(
                     select(ActionRow.seat, ActionRow.action)
                     .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq).order_by(ActionRow.seq)
                 ).all()
-            book = ReplayBook(self.record_of(info, [(r.seat, r.action) for r in rows]), info.seat_names())
+            book = ReplayBook(self.play.record_of(info, [(r.seat, r.action) for r in rows]), info.seat_names())
             self._keep_book(key, book)
         elif book.length < info.seq:
             start = book.length  # another request may extend the book meanwhile: `extend` skips what it added
-            with self.engine.begin() as conn:
+            with self.db.engine.begin() as conn:
                 rows = conn.execute(
                     select(ActionRow.seat, ActionRow.action)
                     .where(ActionRow.game_id == info.id, ActionRow.seq >= start, ActionRow.seq < info.seq)
@@ -265,7 +272,7 @@ class HistoryStore(PlayStore):
         `Forbidden` for a seat the viewer may not choose (another seat of a running game);
         `BadRequest` for a step outside ``0..seq``.
         """
-        info = self.game(game_id)
+        info = self.games.game(game_id)
         if seat is not None and (isinstance(seat, bool) or not 0 <= seat < info.num_players):
             raise BadRequest(f"there is no seat {seat} in this game (seats 0 to {info.num_players - 1})",
                              code_key="bad_seat")
@@ -278,22 +285,7 @@ class HistoryStore(PlayStore):
             raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)
         viewer: int | str | None = "all" if info.over else seat
         return info, ReplayStep(step, book.length, seat, book.state_at(step), book.log(step, viewer, lang),
-                                self.replay_extras(info, step, seat, user_id))
-
-    def replay_extras(self, info: GameInfo, step: int, seat: int | None, user_id: int | None) -> list[dict[str, Any]]:
-        """Items of other concerns shown with step ``step``: none here.
-
-        A concern with per-step items (the game chat) overrides this cooperatively in a class placed
-        before `HistoryStore` among `Store`'s bases::
-
-            def replay_extras(self, info, step, seat, user_id):
-                return [*super().replay_extras(info, step, seat, user_id), *my_items_with_seq_up_to(step)]
-
-        Each item is a dict ``{"kind": str, "seq": int, "at": ISO time or None, "author": str or None,
-        "text": str}`` with ``seq <= step`` (the game's move number when it was written); it must
-        hold only what ``user_id`` may read.  Pages show them escaped, oldest first; the API hands them out.
-        """
-        return []
+                                self.chat.replay_extras(info, step, seat, user_id))
 
     # ------------------------------------------------------------------ imported records
     def imported_book(self, record: Any) -> tuple[str, ReplayBook]:

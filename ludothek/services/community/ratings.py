@@ -1,4 +1,4 @@
-"""The ratings the store hands out: leaderboards, a player's ratings and history, and recomputing them.
+"""The ratings the site hands out: leaderboards, a player's ratings and history, and recomputing them.
 
 How a game is rated, and the rules, are in `ludothek.storage.rating_update`.
 """
@@ -12,13 +12,19 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select, text
 
-from .base import StoreBase
-from .info import aware
-from .models import GameRow, PlayerStats, Rating, RatingChange, SeatRow, User
-from .rating_update import LEADERBOARD_MIN_GAMES, conservative, initial, new_ratings, rated_placings
+from ludothek.storage.database import Database
+from ludothek.storage.info import aware
+from ludothek.storage.models import GameRow, PlayerStats, Rating, RatingChange, SeatRow, User
+from ludothek.storage.rating_update import (
+    LEADERBOARD_MIN_GAMES,
+    conservative,
+    initial,
+    new_ratings,
+    rated_placings,
+)
 
 
-# ----------------------------------------------------------------------------- what the store hands out
+# ----------------------------------------------------------------------------- what the service hands out
 @dataclass(frozen=True)
 class RatingInfo:
     """A player's rating in one game kind."""
@@ -61,15 +67,19 @@ class Leaderboard:
     rows: tuple[RatingInfo, ...]
 
 
-class RatingStore(StoreBase):
+class Ratings:
     """Leaderboards, players' ratings and their histories, and recomputing them all."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
 
     def leaderboard(self, kind: str, limit: int = 50, offset: int = 0) -> Leaderboard:
         """The players of ``kind`` with at least `LEADERBOARD_MIN_GAMES` rated games, best conservative rating first."""
         limit = max(1, min(int(limit), 200))
         offset = max(0, int(offset))
         eligible = (Rating.game == kind) & (Rating.games >= LEADERBOARD_MIN_GAMES)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             total = conn.execute(select(func.count()).select_from(Rating).where(eligible)).scalar_one()
             rows = conn.execute(
                 select(Rating.user_id, User.name, User.is_guest, Rating.mu, Rating.sigma, Rating.games, Rating.wins)
@@ -85,7 +95,7 @@ class RatingStore(StoreBase):
 
     def ratings_of(self, user_id: int) -> dict[str, RatingInfo]:
         """The user's rating in every game kind they have one in, with their leaderboard places."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(Rating.game, User.name, User.is_guest, Rating.mu, Rating.sigma, Rating.games, Rating.wins,
                        Rating.conservative)
@@ -109,7 +119,7 @@ class RatingStore(StoreBase):
     def rating_history(self, user_id: int, kind: str, limit: int = 100) -> list[RatingPoint]:
         """The user's last ``limit`` rating updates in ``kind``, oldest first."""
         limit = max(1, min(int(limit), 1000))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(RatingChange.game_id, RatingChange.at, RatingChange.place, RatingChange.mu, RatingChange.sigma)
                 .where(RatingChange.user_id == user_id, RatingChange.game == kind)
@@ -120,7 +130,7 @@ class RatingStore(StoreBase):
 
     def game_rating_changes(self, game_id: int) -> dict[int, tuple[float, float]]:
         """``{user_id: (conservative before, conservative after)}`` for a rated game (empty if it was not rated)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(RatingChange.user_id, RatingChange.mu_before, RatingChange.sigma_before, RatingChange.mu,
                        RatingChange.sigma).where(RatingChange.game_id == game_id)
@@ -134,7 +144,7 @@ class RatingStore(StoreBase):
         rated before (finished before ratings existed) first, by finishing time.  Everything happens
         in one transaction: a crash leaves the old numbers.
         """
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             first_change = (
                 select(RatingChange.game_id, func.min(RatingChange.id).label("first"))
                 .group_by(RatingChange.game_id).subquery()

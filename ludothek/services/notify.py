@@ -16,15 +16,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from argon2 import PasswordHasher
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import Connection, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from .base import StoreBase
-from .errors import BadRequest, Conflict, NotFound, TooManyAttempts
-from .models import NotifyPrefs, OutboxRow, SeatRow, UsedLink, User, UserEmail, utcnow
-from .outbox import queue_mail
-from .text import check_text
+from ludothek.storage.database import Database
+from ludothek.storage.errors import BadRequest, Conflict, NotFound, TooManyAttempts
+from ludothek.storage.models import NotifyPrefs, OutboxRow, SeatRow, UsedLink, User, UserEmail, utcnow
+from ludothek.storage.outbox import queue_mail
+from ludothek.storage.text import check_text
+
+from .accounts import check_password
+from .runtime import UserCache
+from .sessions import Sessions
 
 #: Verification and reset mails a user can cause per hour.
 MAIL_LIMIT = 5
@@ -86,12 +91,19 @@ def check_timezone(name: Any) -> str:
     return name
 
 
-class NotifyStore(StoreBase):
+class Notify:
     """Addresses, settings, mail links, and the counts the pages show."""
+
+    def __init__(self, db: Database, hasher: PasswordHasher, sessions: Sessions, users: UserCache) -> None:
+        self.db = db
+        self.hasher = hasher
+        self.sessions = sessions
+        self.users = users
+
 
     # ------------------------------------------------------------------ addresses
     def email_of(self, user_id: int) -> EmailInfo:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(UserEmail).where(UserEmail.user_id == user_id)).first()
         return EmailInfo(row.address, row.pending) if row is not None else EmailInfo(None, None)
 
@@ -99,13 +111,13 @@ class NotifyStore(StoreBase):
         """Make ``address`` the pending address and queue its verification mail (rate-limited)."""
         address = check_address(address)
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             if conn.execute(select(User.is_guest).where(User.id == user_id)).scalar():
                 raise Conflict("a guest account cannot have an e-mail address; make it a real account first",
                                code_key="guest_email")
             self._check_mail_rate(conn, user_id, now)
             pending = {"pending": address, "pending_since": now}
-            conn.execute(self._upsert(UserEmail, [UserEmail.user_id], {"user_id": user_id, **pending}, pending))
+            conn.execute(self.db.upsert(UserEmail, [UserEmail.user_id], {"user_id": user_id, **pending}, pending))
             queue_mail(conn, user_id, "verify", {"address": address}, now=now)
         return address
 
@@ -125,7 +137,7 @@ class NotifyStore(StoreBase):
     def verify_email(self, user_id: int, address: str, nonce: str, now: datetime | None = None) -> str:
         """Open a verification link: its address becomes the one mail goes to (once)."""
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             self._use_nonce(conn, nonce, now)  # rolled back with everything else if the link does not fit
             row = conn.execute(select(UserEmail).where(UserEmail.user_id == user_id)).first()
             if row is None or row.pending != address:
@@ -136,7 +148,7 @@ class NotifyStore(StoreBase):
         return address
 
     def remove_email(self, user_id: int) -> None:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
                 address=None, verified_at=None, pending=None, pending_since=None))
 
@@ -150,7 +162,7 @@ class NotifyStore(StoreBase):
 
     # ------------------------------------------------------------------ settings
     def prefs(self, user_id: int) -> Prefs:
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(select(NotifyPrefs).where(NotifyPrefs.user_id == user_id)).first()
         if row is None:
             return Prefs()
@@ -159,7 +171,7 @@ class NotifyStore(StoreBase):
 
     def set_prefs(self, user_id: int, **changes: Any) -> Prefs:
         """Change some settings; each is checked, and nothing changes if one is wrong."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             if conn.execute(select(User.id).where(User.id == user_id)).first() is None:
                 raise NotFound("no such user")
         current = self.prefs(user_id)
@@ -185,8 +197,8 @@ class NotifyStore(StoreBase):
         if changed:
             # One upsert that writes only what changed: two tabs saving at once (the first time, or
             # different settings) neither collide on the new row nor undo each other's change.
-            with self.engine.begin() as conn:
-                conn.execute(self._upsert(NotifyPrefs, [NotifyPrefs.user_id],
+            with self.db.engine.begin() as conn:
+                conn.execute(self.db.upsert(NotifyPrefs, [NotifyPrefs.user_id],
                                           {"user_id": user_id, "last_digest_on": None, **values}, changed))
         return self.prefs(user_id)
 
@@ -196,7 +208,7 @@ class NotifyStore(StoreBase):
 
     def mark_digest(self, user_id: int, local_date: str) -> bool:
         """Claim today's digest for the user (``False``: it was claimed already)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             res = conn.execute(
                 update(NotifyPrefs).where(
                     NotifyPrefs.user_id == user_id,
@@ -210,7 +222,7 @@ class NotifyStore(StoreBase):
 
     def digest_users(self) -> list[tuple[int, Prefs]]:
         """Users who chose the daily digest and have a verified address."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(NotifyPrefs).join(UserEmail, UserEmail.user_id == NotifyPrefs.user_id)
                 .where(NotifyPrefs.turns == "digest", UserEmail.address.is_not(None))
@@ -233,7 +245,7 @@ class NotifyStore(StoreBase):
             return
         now = now or utcnow()
         key = who.strip().lower()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             row = conn.execute(
                 select(User.id).join(UserEmail, UserEmail.user_id == User.id).where(
                     UserEmail.address.is_not(None),
@@ -250,25 +262,23 @@ class NotifyStore(StoreBase):
 
     def reset_password(self, user_id: int, nonce: str, new: str, now: datetime | None = None) -> None:
         """Set a new password from a reset link (once); every session and token of the user ends."""
-        self._check_password(new)  # type: ignore[attr-defined]
+        check_password(new)
         pw_hash = self.hasher.hash(new)
         now = now or utcnow()
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             if conn.execute(select(User.id).where(User.id == user_id, User.is_guest.is_(False))).first() is None:
                 raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
             self._use_nonce(conn, nonce, now)
             conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
-        end_sessions = getattr(self, "end_sessions", None)
-        if end_sessions is not None:
-            end_sessions(user_id)
-        self._forget_user(user_id)
+        self.sessions.end_sessions(user_id)
+        self.users.forget(user_id)
 
     # ------------------------------------------------------------------ what waits for a user
     def waiting_games(self, user_id: int) -> list[tuple[int, int]]:
         """``(game id, seq)`` of every running game whose move is the user's (oldest wait first)."""
-        from .models import GameRow
+        from ludothek.storage.models import GameRow
 
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(GameRow.id, GameRow.seq)
                 .join(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.seat == GameRow.to_move))

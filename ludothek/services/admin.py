@@ -14,10 +14,15 @@ from datetime import datetime
 
 from sqlalchemy import func, select, update
 
-from .errors import Conflict, NotFound
-from .info import GameEvent, UserInfo, aware
-from .models import GameRow, SeatRow, User, utcnow
-from .sessions import SessionStore
+from ludothek.storage.database import Database
+from ludothek.storage.errors import Conflict, NotFound
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameEvent, UserInfo, aware
+from ludothek.storage.models import GameRow, SeatRow, User, utcnow
+
+from .accounts import user_info
+from .runtime import GameLocks, Listeners, StateCache, UserCache
+from .sessions import Sessions
 
 
 @dataclass(frozen=True)
@@ -33,8 +38,18 @@ class UserRow:
     games: int
 
 
-class AdminStore(SessionStore):
+class Admin:
     """What an administrator may do."""
+
+    def __init__(self, db: Database, games: Games, states: StateCache, locks: GameLocks, listeners: Listeners, sessions: Sessions, users: UserCache) -> None:
+        self.db = db
+        self.games = games
+        self.states = states
+        self.locks = locks
+        self.listeners = listeners
+        self.sessions = sessions
+        self.users = users
+
 
     def list_users(self, search: str = "", *, blocked_only: bool = False, limit: int = 100,
                    after: int = 0) -> list[UserRow]:
@@ -48,35 +63,35 @@ class AdminStore(SessionStore):
             query = query.where(User.name_key.contains(search.lower()[:40], autoescape=True))
         if blocked_only:
             query = query.where(User.blocked_at.is_not(None))
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             rows = conn.execute(query).all()
         return [UserRow(r.id, r.name, bool(r.is_guest), bool(r.is_admin), aware(r.created_at), aware(r.blocked_at),
                         int(r.games)) for r in rows]
 
     def find_user(self, who: str | int) -> UserInfo:
         """A user by id or by name (any case); `NotFound` otherwise (blocked users too)."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             where = User.id == who if isinstance(who, int) else User.name_key == str(who).lower()
             row = conn.execute(select(User).where(where)).first()
         if row is None:
             raise NotFound(f"there is no user {who}", code_key="no_user")
-        return self._user_info(row)
+        return user_info(row)
 
     def block_account(self, who: str | int) -> UserInfo:
         """Block the account: it cannot log in, and every session and token it had ends now."""
         user = self.find_user(who)
         if user.is_admin:
             raise Conflict("an administrator cannot be blocked; take the role away first", code_key="block_admin")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user.id, User.blocked_at.is_(None)).values(blocked_at=utcnow()))
-        self.end_sessions(user.id)
+        self.sessions.end_sessions(user.id)
         return user
 
     def unblock_account(self, who: str | int) -> UserInfo:
         user = self.find_user(who)
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user.id).values(blocked_at=None))
-        self._forget_user(user.id)
+        self.users.forget(user.id)
         return user
 
     def set_admin(self, who: str | int, admin: bool = True) -> UserInfo:
@@ -84,15 +99,15 @@ class AdminStore(SessionStore):
         user = self.find_user(who)
         if admin and user.is_guest:
             raise Conflict("a guest account cannot be an administrator", code_key="guest_admin")
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             conn.execute(update(User).where(User.id == user.id).values(is_admin=admin))
-        self._forget_user(user.id)
+        self.users.forget(user.id)
         return self.find_user(user.id)
 
     def end_game(self, game_id: int) -> str:
         """Cancel a game: one waiting for players is ``cancelled``; a running one ends without a result
         (``abandoned``, counting for nobody, as when its players agree to abandon it).  The new status."""
-        with self._lock(game_id), self.engine.begin() as conn:
+        with self.locks.get(game_id), self.db.engine.begin() as conn:
             row = conn.execute(select(GameRow.status).where(GameRow.id == game_id)).first()
             if row is None:
                 raise NotFound(f"there is no game {game_id}", code_key="no_game")
@@ -109,15 +124,15 @@ class AdminStore(SessionStore):
                 raise Conflict("the game changed meanwhile; look again", code_key="stale_admin")
             if ended is not None:  # over for profiles and replays too; no places, no ratings, no counts
                 conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(ended_at=ended))
-        self._cache_drop(game_id)
-        self._info_cache.pop(game_id, None)
-        info = self.game(game_id)
-        self._notify(GameEvent(game_id, info.seq, -2, new))
+        self.states.drop(game_id)
+        self.games.info_cache.pop(game_id, None)
+        info = self.games.game(game_id)
+        self.listeners.notify(GameEvent(game_id, info.seq, -2, new))
         return new
 
     def admin_counts(self) -> dict[str, int]:
         """Users, blocked users and games by status, for the admin page's header."""
-        with self.engine.begin() as conn:
+        with self.db.engine.begin() as conn:
             users = conn.execute(select(func.count(User.id))).scalar_one()
             blocked = conn.execute(select(func.count(User.id)).where(User.blocked_at.is_not(None))).scalar_one()
             by_status = dict(conn.execute(select(GameRow.status, func.count(GameRow.id)).group_by(GameRow.status)).all())

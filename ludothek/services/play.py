@@ -1,0 +1,376 @@
+"""Play: states rebuilt from records, moves stored with optimistic concurrency, and undo.
+
+**One move path.** `Play.submit` is the only function that stores a move: pages, the API (also its
+hot path) and the bot workers all call it.  Inside it, one apply (`Play._apply`): the position
+comes from the state cache when the cache can vouch for it (the cached summary's seats and a cached
+state at exactly the move named), else from the database; where the cached position refuses the
+move, the refusal is computed against the database's position, so its code and text are those of a
+request that found no cache.  The move is then written by the `MoveWriter` of the database's
+dialect (`ludothek.storage.moves`), chosen once when the site is built.
+
+Undo is not a move: it has its own path (`Play.undo`), written by the same writer.  Nothing is
+deleted: the action stays in the game's rows and an ``undo`` row follows it, so the stored record
+replays (`ludothek.engine.replay`) to exactly the position on the board.  Whether an undo is
+allowed is the engine's decision (`ludothek.engine.State.undo_refusal`): only the seat's own last
+action, with no chance outcome drawn and no other seat's move since.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ludothek import engine as eng
+from ludothek.engine import CHANCE, TERMINAL, UNDO, IllegalAction, State
+from ludothek.storage.database import Database
+from ludothek.storage.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    IllegalMove,
+    NotYourTurn,
+    SeatTakenOver,
+    StaleMove,
+)
+from ludothek.storage.games import Games
+from ludothek.storage.info import GameEvent, GameInfo
+from ludothek.storage.models import ActionRow, utcnow
+from ludothek.storage.moves import MoveWriter, stale_move
+from ludothek.storage.text import check_text
+from ludothek.storage.timecontrol import placed_last
+
+from .runtime import GameLocks, Listeners, StateCache
+from .tracked import Tracked, resolve_chance, undone_rows
+
+#: The longest action any game writes, with room to spare (the API refuses longer ones with 422).
+MAX_ACTION = 200
+
+
+class UndoRefused(Conflict):
+    """The engine does not allow this undo now (someone acted since, a chance outcome was drawn ...)."""
+
+    code = "undo_refused"
+
+
+class Play:
+    """Running games: their states, records, moves and undos."""
+
+    def __init__(self, db: Database, games: Games, states: StateCache, locks: GameLocks, listeners: Listeners,
+                 writer: MoveWriter) -> None:
+        self.db = db
+        self.games = games
+        self.states = states
+        self.locks = locks
+        self.listeners = listeners
+        self.writer = writer
+        #: Queue "your turn" and "game over" mails in the outbox with every move (off only for benchmarks).
+        self.mail_on_moves = True
+        mark = db.mark
+        self._catch_up_sql = (f"SELECT seq, seat, action FROM actions WHERE game_id = {mark} AND seq >= {mark} "
+                              f"AND seq < {mark} ORDER BY seq")
+
+    @staticmethod
+    def _move_mails(info: GameInfo, seat: int, to_move: int) -> list[tuple[int, str, str]]:
+        """The outbox rows a move causes: ``(user id, kind, payload)``.
+
+        "turn" for the human seat that is to move now, if another seat moved;
+        "ended" for every human player when the game is over.  Whether anybody
+        wants them is the sender's business (the move path stays one INSERT).
+        """
+        if to_move >= 0:
+            if to_move == seat:
+                return []
+            s = info.seats[to_move] if to_move < len(info.seats) else None
+            if s is None or s.kind != "player" or s.user_id is None:
+                return []
+            return [(s.user_id, "turn", f'{{"by": {seat}}}')]
+        if to_move == TERMINAL:
+            return [(s.user_id, "ended", "{}") for s in info.seats if s.kind == "player" and s.user_id is not None]
+        return []
+
+    def _load_state(self, info: GameInfo) -> Tracked:
+        """The game after ``info.seq`` actions: from the cache when it is current, else by replay."""
+        with self.states.lock:
+            tracked = self.states.entries.get(info.id)
+            if tracked is not None:
+                self.states.entries.move_to_end(info.id)
+        if tracked is not None:
+            known = tracked.state.move_number()
+            if known == info.seq:
+                return tracked
+            try:
+                if known < info.seq and self._catch_up(info, tracked, known):
+                    return tracked
+            finally:
+                if tracked.state.move_number() != info.seq:  # refused, failed or half applied: replay
+                    self.states.drop(info.id)
+        with self.db.engine.begin() as conn:
+            rows = conn.execute(
+                select(ActionRow.seat, ActionRow.action)
+                .where(ActionRow.game_id == info.id, ActionRow.seq < info.seq)
+                .order_by(ActionRow.seq)
+            ).all()
+        tracked = Tracked(eng.initial_state(self.record_of(info, [])), info.seat_names())
+        undone = undone_rows([(r.seat, r.action) for r in rows])
+        for index, r in enumerate(rows):
+            try:
+                tracked.apply(r.seat, r.action, keep_before=index in undone)
+            except IllegalAction as exc:
+                raise eng.ReplayError(
+                    f"game {info.id}: stored action {index + 1} ({r.action!r}) does not apply: {exc}", index, r.action
+                ) from exc
+        self.states.put(info.id, tracked)
+        return tracked
+
+    def _catch_up(self, info: GameInfo, tracked: Tracked, known: int) -> bool:
+        """Bring a cached game that is behind (another process or a bot worker moved) up to ``info.seq``
+        by applying only the actions stored since, instead of replaying the whole game.
+
+        Stored actions are never changed or removed (an undo is an entry of its own), so the cached
+        position is a prefix of the stored game.  ``False`` (the caller replays from the start) when the
+        rows do not fit; the cached state may then be half updated and must be dropped.
+        """
+        sql = self._catch_up_sql
+        rows = self.db.single(sql, (info.id, known, info.seq), rows=True)
+        if len(rows) != info.seq - known:
+            return False
+        try:
+            for seq, seat, action in rows:
+                if seq != tracked.state.move_number():
+                    return False
+                tracked.apply(seat, action)
+        except IllegalAction:
+            return False
+        return True
+
+    @staticmethod
+    def record_of(info: GameInfo, actions: Sequence[tuple[int, str]]) -> dict[str, Any]:
+        game = eng.load(info.game)
+        return {
+            "format": eng.RECORD_FORMAT,
+            "game": info.game,
+            "rules_version": game.rules_version,
+            "players": info.num_players,
+            "options": dict(info.options),
+            "actions": [{"seat": "chance" if s == CHANCE else s, "action": a} for s, a in actions],
+        }
+
+    @contextmanager
+    def state(self, game_id: int) -> Iterator[tuple[GameInfo, Tracked | None]]:
+        """The game and its current state and log, held under the game's lock (read-only use!).
+
+        ``None`` for a game that has not started (or was cancelled); an abandoned game has the
+        state it stopped at.
+        """
+        with self.locks.get(game_id):
+            info = self.games.game(game_id)
+            if info.status != "running" and not info.over:
+                yield info, None
+                return
+            yield info, self._load_state(info)
+
+    def record(self, game_id: int, viewer: int | str | None = "all") -> dict[str, Any]:
+        """The game's record; for a viewer other than ``"all"``, secrets are replaced by ``"?"``."""
+        with self.state(game_id) as (info, tracked):
+            if tracked is None:
+                raise Conflict("the game has not started yet", code_key="not_started")
+            state = tracked.state
+            rec = eng.record(state, id=info.id, players=[s.name for s in info.seats])
+            if viewer != "all":
+                rec["actions"] = [
+                    {"seat": "chance" if e.seat == CHANCE else e.seat, "action": e.action}
+                    for e in state.history(viewer)
+                ]
+                rec["redacted"] = any(a["action"] == eng.HIDDEN_ACTION for a in rec["actions"])
+            return rec
+
+    # ------------------------------------------------------------------ moves
+
+    def submit_as(
+        self, game_id: int, user_id: int, action: str, seq: int,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
+        """`submit` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
+        return self.submit(game_id, action, seq, user_id=user_id, after=after)
+
+    def submit(
+        self, game_id: int, action: str, seq: int, *, user_id: int | None = None, seat: int | None = None,
+        after: Callable[[GameInfo, Tracked], None] | None = None,
+    ) -> GameEvent:
+        """Apply ``action`` for ``seat`` (or the seat ``user_id`` plays) against sequence number ``seq``,
+        plus the chance outcomes after it: the one function that stores a move.
+
+        The caller has already established that ``seat`` belongs to whoever sends
+        the move (or passes ``user_id`` to have it looked up).  ``after(info, tracked)``
+        is called with the new position while the game is still locked.
+        Refusals: `StaleMove`, `NotYourTurn`, `IllegalMove`, `Conflict`.
+        """
+        if not isinstance(action, str) or not action or len(action) > MAX_ACTION:
+            raise BadRequest(f"an action is a non-empty string of at most {MAX_ACTION} characters")
+        check_text(action, "the action")
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise BadRequest("seq must be a whole number: the sequence number you saw")
+        with self.locks.get(game_id):
+            info, tracked, mover = self._apply(game_id, seat, action, seq, user_id)
+            state = tracked.state
+            try:
+                new = [(mover, action), *resolve_chance(tracked)]
+                now = utcnow()
+                to_move = state.current_player()
+                # In the order of the users' ids: a mail's row share-locks its user until the commit, and
+                # a game's end locks its players in that order (`MoveWriter.transaction`).
+                mails = sorted(self._move_mails(info, mover, to_move)) if self.mail_on_moves else []
+                self._write(game_id, seq, new, to_move, state, now, info, mover, mails)
+            except BaseException:
+                # The cached state already holds the move: forget it, the next access replays.
+                self.states.drop(game_id)
+                raise
+            status = "finished" if to_move == TERMINAL else "running"
+            if status == "finished":
+                self.games.info_cache.pop(game_id, None)
+            if after is not None:
+                # The mover's answer, built from the state just stored (saves reading it back).
+                result = (placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
+                          if status == "finished" else None)
+                after(dataclasses.replace(info, seq=seq + len(new), to_move=to_move, status=status,
+                                          turn_since=now, result=result), tracked)
+        event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
+        self.listeners.notify(event)
+        return event
+
+    def _apply(
+        self, game_id: int, seat: int | None, action: str, seq: int, user_id: int | None
+    ) -> tuple[GameInfo, Tracked, int]:
+        """The one apply: the position the move names, the checks of turn, move number and legality,
+        and the action applied to the game's (cached) state; under the game's lock.
+
+        The cached position is used when the cache can vouch for it: the running game's summary is
+        cached and its cached state is at exactly move ``seq``.  That skips reading the game row
+        first: the optimistic write that follows (``... WHERE seq = ?``) is what proves the position
+        is still current, also against other server processes.  Where the cache cannot vouch for
+        the move, or its position refuses it, the database's position is read and gives the
+        precise refusal, exactly as a request that found no cache.
+        """
+        info = self.games.info_cache.get(game_id)
+        if info is not None:
+            states = self.states
+            with states.lock:
+                tracked = states.entries.get(game_id)
+                if tracked is not None:
+                    states.entries.move_to_end(game_id)
+            if tracked is not None and tracked.state.move_number() == seq:
+                cached_seat = info.seat_of(user_id) if user_id is not None else seat
+                if cached_seat is not None and tracked.state.current_player() == cached_seat:
+                    try:
+                        tracked.apply(cached_seat, action)  # an illegal action raises before anything changes
+                        return info, tracked, cached_seat
+                    except IllegalAction:
+                        pass
+        info = self.games.game(game_id)
+        if user_id is not None:
+            seat = info.seat_of(user_id)
+            if seat is None:
+                raise Forbidden("you do not play in this game", code_key="not_seated")
+        self._check_current(info, seq, "move")
+        if seat is None or info.to_move != seat:
+            raise NotYourTurn("it is not your turn", code_key="not_your_turn")
+        tracked = self._load_state(info)
+        try:
+            tracked.apply(seat, action)
+        except IllegalAction as exc:
+            raise IllegalMove(f"illegal action {action!r}: {exc}", action=action) from None
+        return info, tracked, seat
+
+    @staticmethod
+    def _check_current(info: GameInfo, seq: int, what: str) -> None:
+        """Refuse a ``what`` ("move", "undo") unless the game runs and is at move ``seq``."""
+        if info.status in ("finished", "abandoned"):
+            raise Conflict("the game is over", code_key="game_over")
+        if info.status != "running":
+            raise Conflict("the game has not started", code_key="not_started")
+        if seq != info.seq:
+            raise StaleMove(
+                f"stale {what}: it was made against move {seq}, but the game is at move {info.seq}; "
+                "reload to see what happened",
+                sent=seq, current=info.seq,
+            )
+
+    def _write(
+        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
+        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (),
+    ) -> None:
+        """Store the move (or undo) with the dialect's writer; a refused write becomes the plain refusal."""
+        if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover, mails):
+            self._refuse_lost_seat(game_id, seq, info, mover)
+            raise stale_move(seq)
+
+    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo, mover: int) -> None:
+        """After a refused write at an unchanged move number: say plainly what changed.
+
+        ``seats_rev`` changes when a seat changes hands (a timeout, a resignation) and when the
+        clocks change (a vacation, an administrator): either refuses a move being stored meanwhile.
+        If the mover's own seat is no longer theirs, that is final (`SeatTakenOver`); otherwise the
+        move was fine and only met the change, so it is a `StaleMove` that may simply be sent again.
+        """
+        self.games.info_cache.pop(game_id, None)
+        now_info = self.games.full(game_id)
+        self._check_current(now_info, seq, "move")  # over (an administrator, a vote), or another move came first
+        if now_info.seats_rev == info.seats_rev:
+            return
+        before = next((s for s in info.seats if s.seat == mover), None)
+        after = next((s for s in now_info.seats if s.seat == mover), None)
+        if before is None or after is None or (after.kind, after.user_id) != (before.kind, before.user_id):
+            raise SeatTakenOver("a bot plays this seat now (timed out or resigned); your move was not stored",
+                                code_key="seat_taken_over")
+        raise StaleMove("the game's seats or clocks changed while your move was being stored; it was not stored: "
+                        "send it again", code_key="stale_seats", sent=seq, current=seq)
+
+    # ------------------------------------------------------------------ undo
+
+    def undo_as(
+        self, game_id: int, user_id: int, seq: int, after: Callable[[GameInfo, Tracked], None] | None = None
+    ) -> GameEvent:
+        """`undo` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
+        info = self.games.game(game_id)
+        seat = info.seat_of(user_id)
+        if seat is None:
+            raise Forbidden("you do not play in this game", code_key="not_seated")
+        return self.undo(game_id, seat, seq, after=after)
+
+    def undo(
+        self, game_id: int, seat: int, seq: int, *, after: Callable[[GameInfo, Tracked], None] | None = None
+    ) -> GameEvent:
+        """Take back ``seat``'s last action, against sequence number ``seq`` (the position the player saw).
+
+        Refusals (nothing is written): `StaleMove` when the game moved on,
+        `UndoRefused` (409) when the engine does not allow it, `Conflict` when
+        the game is not running.
+        """
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise BadRequest("seq must be a whole number: the sequence number you saw")
+        with self.locks.get(game_id):
+            info = self.games.game(game_id)
+            self._check_current(info, seq, "undo")
+            tracked = self._load_state(info)
+            try:
+                tracked.undo(seat)
+            except IllegalAction as exc:
+                raise UndoRefused(f"you cannot undo now: {exc}", code_key="undo_refused") from None
+            state = tracked.state
+            to_move = state.current_player()
+            now = utcnow()
+            try:
+                self._write(game_id, seq, [(seat, UNDO)], to_move, state, now, info, seat)
+            except BaseException:
+                self.states.drop(game_id)
+                raise
+            if after is not None:
+                after(dataclasses.replace(info, seq=seq + 1, to_move=to_move, turn_since=now), tracked)
+        event = GameEvent(game_id, seq + 1, to_move, "running", info.is_bot_seat(to_move))
+        self.listeners.notify(event)
+        return event

@@ -1,0 +1,108 @@
+"""What the services of one process share besides the database: game locks, the cache of game
+states, the listeners told of every change, and the short memory of who is behind a token or session.
+
+All of it is per process; several server processes share one database, and every cached thing is
+checked against the database before it is trusted (`ludothek.services.play`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+
+from ludothek.storage.info import GameEvent, UserInfo
+
+from .tracked import Tracked
+
+
+class GameLock:
+    """A game's lock; a plain class so that the lock table can hold it weakly."""
+
+    __slots__ = ("__weakref__", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> bool:
+        return self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+class GameLocks:
+    """The per-process locks of games: one request at a time changes or reads a game's state."""
+
+    def __init__(self) -> None:
+        self.table: weakref.WeakValueDictionary[int, GameLock] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: int) -> GameLock:
+        """The lock of a game: kept only while someone holds or waits for it.
+
+        The table holds locks weakly, so a lock disappears once no request uses it:
+        requests for ids that never existed (or games long finished) leave nothing behind.
+        """
+        with self._lock:
+            lock = self.table.get(game_id)
+            if lock is None:
+                lock = GameLock()
+                self.table[game_id] = lock
+            return lock
+
+
+class StateCache:
+    """Game states by id, the least recently used dropped beyond ``size``.
+
+    The move path reads ``entries`` under ``lock`` itself (no call for the hottest look-up)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.entries: OrderedDict[int, Tracked] = OrderedDict()
+        self.size = size
+        self.lock = threading.Lock()
+
+    def put(self, game_id: int, tracked: Tracked) -> None:
+        with self.lock:
+            self.entries[game_id] = tracked
+            self.entries.move_to_end(game_id)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def drop(self, game_id: int) -> None:
+        with self.lock:
+            self.entries.pop(game_id, None)
+
+
+class Listeners(list[Callable[[GameEvent], None]]):
+    """The functions told of every change of a game (live updates, bot workers, the database watch)."""
+
+    def notify(self, event: GameEvent) -> None:
+        for listener in list(self):
+            listener(event)
+
+
+class UserCache:
+    """Who is behind a token or session, remembered briefly: every API request asks."""
+
+    def __init__(self, seconds: float = 30.0) -> None:
+        self.entries: dict[tuple[str, object], tuple[float, UserInfo | None]] = {}
+        self.seconds = seconds
+
+    def cached(self, key: tuple[str, object], load: Callable[[], UserInfo | None]) -> UserInfo | None:
+        now = time.monotonic()
+        hit = self.entries.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        user = load()
+        if len(self.entries) > 50_000:
+            self.entries.clear()
+        self.entries[key] = (now + self.seconds, user)
+        return user
+
+    def forget(self, user_id: int) -> None:
+        for key, (_, user) in list(self.entries.items()):
+            if key == ("id", user_id) or (user is not None and user.id == user_id):
+                self.entries.pop(key, None)

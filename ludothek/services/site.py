@@ -1,0 +1,82 @@
+"""`Site`: every service of one process, built once from the engine and held as attributes.
+
+The portal holds it as ``portal.site``; workers, the command line and the tests build their own.
+Each service is a small object with an explicit constructor; the facade only builds and wires them,
+so a reader (and a type checker) follows ``site.play.submit(...)`` straight to its code:
+
+=================  ==========================================================================
+``db``             `Database`: the engine and the dialect's plain SQL (``site.engine`` is its engine)
+``games``          `Games`: reading game summaries (``site.games.game(id)``), with the seats cache
+``accounts``       `Accounts`: registration, guests, logins, users
+``sessions``       `Sessions`: browser sessions, API tokens, passwords
+``lobby``          `Lobby`: creating, joining, leaving, cancelling games; the game lists
+``play``           `Play`: states, records, moves (`Play.submit`, the one move path) and undo
+``clocks``         `Clocks`: deadlines, reminders, resigning, abandon votes, vacations
+``history``        `History`: the log page by page, replays, imported records
+``chat``           `Chat`: game chats and reports
+``ratings``        `Ratings`: leaderboards and rating histories
+``profiles``       `Profiles`: profiles and a player's games
+``social``         `Social`: friends, blocks, last activity
+``outbox``         `Outbox`: the mail queue (the senders' side)
+``notify``         `Notify`: addresses, mail settings, password resets, waiting games
+``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
+``admin``          `Admin`: users, blocking, ending games
+=================  ==========================================================================
+
+``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
+and ``users`` (who is behind a token, briefly) are shared by the services that need them.
+"""
+
+from __future__ import annotations
+
+from argon2 import PasswordHasher
+from sqlalchemy import Engine
+
+from ludothek.storage.botturns import BotTurnQueue
+from ludothek.storage.database import Database
+from ludothek.storage.games import Games
+from ludothek.storage.moves import move_writer
+
+from .accounts import Accounts
+from .admin import Admin
+from .bots import BotTurns
+from .clocks import Clocks
+from .community.chat import Chat
+from .community.history import History
+from .community.profiles import Profiles
+from .community.ratings import Ratings
+from .community.social import Social
+from .lobby import Lobby
+from .notify import Notify
+from .outbox import Outbox
+from .play import Play
+from .runtime import GameLocks, Listeners, StateCache, UserCache
+from .sessions import Sessions
+
+
+class Site:
+    """All database access of one process, by concern.  Thread-safe; one instance per process."""
+
+    def __init__(self, engine: Engine, *, cache_size: int = 4096, hasher: PasswordHasher | None = None) -> None:
+        self.engine = engine
+        self.hasher = hasher or PasswordHasher()
+        self.db = Database(engine)
+        self.games = Games(self.db)
+        self.listeners = Listeners()
+        self.states = StateCache(cache_size)
+        self.locks = GameLocks()
+        self.users = UserCache()
+        self.accounts = Accounts(self.db, self.hasher, self.users)
+        self.sessions = Sessions(self.db, self.hasher, self.accounts, self.users)
+        self.lobby = Lobby(self.db, self.games, self.states, self.locks, self.listeners, self.accounts)
+        self.play = Play(self.db, self.games, self.states, self.locks, self.listeners, move_writer(self.db))
+        self.clocks = Clocks(self.db, self.games, self.states, self.locks, self.listeners)
+        self.chat = Chat(self.db, self.games)
+        self.history = History(self.db, self.games, self.play, self.chat)
+        self.ratings = Ratings(self.db)
+        self.profiles = Profiles(self.db, self.games)
+        self.social = Social(self.db, self.accounts, self.lobby)
+        self.outbox = Outbox(self.db)
+        self.notify = Notify(self.db, self.hasher, self.sessions, self.users)
+        self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
+        self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
