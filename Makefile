@@ -35,6 +35,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check ludothek tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m ludothek.devtools.textcheck
 
 clean:
