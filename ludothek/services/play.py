@@ -225,7 +225,9 @@ class Play:
                 # In the order of the users' ids: a mail's row share-locks its user until the commit, and
                 # a game's end locks its players in that order (`MoveWriter.transaction`).
                 mails = sorted(self._move_mails(info, mover, to_move)) if self.mail_on_moves else []
-                self._write(game_id, seq, new, to_move, state, now, info, mover, mails)
+                if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover, mails):
+                    self._refuse_lost_seat(game_id, seq, info, mover)
+                    raise stale_move(seq)
             except BaseException:
                 # The cached state already holds the move: forget it, the next access replays.
                 self.states.drop(game_id)
@@ -302,10 +304,10 @@ class Play:
 
     def _write(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
-        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (),
+        info: GameInfo, mover: int,
     ) -> None:
-        """Store the move (or undo) with the dialect's writer; a refused write becomes the plain refusal."""
-        if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover, mails):
+        """Store an undo with the dialect's writer; a refused write becomes the plain refusal (as `submit`)."""
+        if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover):
             self._refuse_lost_seat(game_id, seq, info, mover)
             raise stale_move(seq)
 

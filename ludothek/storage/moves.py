@@ -45,7 +45,8 @@ def stale_move(seq: int) -> StaleMove:
 
 
 class MoveWriter:
-    """Stores moves as one transaction each (SQLite; on PostgreSQL the last move of a game)."""
+    """Stores moves as one transaction each: SQLite (one writer at a time: no deadlocks to retry),
+    and on PostgreSQL the last move of a game (`PostgresMoveWriter`)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -74,33 +75,15 @@ class MoveWriter:
 
         ``mails`` (``(user id, kind, payload)``) go into the outbox in the same transaction.
         """
-        deadline, bank = self.clock(info, mover, to_move, now)
-        return self._transaction_retried(game_id, seq, new, to_move, state, self.db.db_time(now), deadline, bank,
-                                         info, mails)
+        deadline, bank = (None, None) if info.clock is None else self.clock(info, mover, to_move, now)
+        return self.transaction(game_id, seq, new, to_move, state, self.db.db_time(now), deadline, bank, info, mails)
 
     def clock(self, info: GameInfo, mover: int, to_move: int,
               now: datetime) -> tuple[datetime | None, tuple[int, float] | None]:
         """A game with a time control: the next deadline and the mover's bank (vacations read in their
-        own short transaction); ``(None, None)`` without one."""
-        if info.clock is None:
-            return None, None
+        own short transaction)."""
         with self.db.engine.begin() as conn:
             return clock_after_move(conn, info, mover, to_move, now)
-
-    def _transaction_retried(
-        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, when: Any,
-        deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
-        mails: Sequence[tuple[int, str, str]],
-    ) -> bool:
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                return self.transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails)
-            except self.db.deadlock_errors:
-                if attempt == DEADLOCK_RETRIES:
-                    raise
-                log.warning("game %d: the database broke a deadlock by refusing this move's write; writing it again",
-                            game_id)
-        raise AssertionError("unreachable")
 
     def transaction(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, when: Any,
@@ -159,17 +142,25 @@ class MoveWriter:
 class PostgresMoveWriter(MoveWriter):
     """PostgreSQL: a move that does not end the game is one statement, one round trip
     (`ludothek.storage.onetrip`); the last move of a game places the seats and rates the players
-    (reads and writes): the transaction."""
+    (reads and writes): the transaction, written again should PostgreSQL refuse it to break a deadlock."""
 
     def write(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
         info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (),
     ) -> bool:
-        deadline, bank = self.clock(info, mover, to_move, now)
+        deadline, bank = (None, None) if info.clock is None else self.clock(info, mover, to_move, now)
         when = self.db.db_time(now)
         if to_move != TERMINAL:
             return self.one_trip(game_id, seq, new, to_move, when, deadline, bank, info, mails)
-        return self._transaction_retried(game_id, seq, new, to_move, state, when, deadline, bank, info, mails)
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                return self.transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails)
+            except self.db.deadlock_errors:
+                if attempt == DEADLOCK_RETRIES:
+                    raise
+                log.warning("game %d: the database broke a deadlock by refusing this move's write; writing it again",
+                            game_id)
+        raise AssertionError("unreachable")
 
     def one_trip(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, when: Any,

@@ -1,5 +1,2 @@
-"""The community's services: history and replays, ratings, profiles, chat, friends and blocks.
-
-Each module holds one small service object (`History`, `Ratings`, `Profiles`, `Chat`, `Social`) that
-`ludothek.services.Site` builds and holds as ``site.history``, ``site.ratings`` and so on.
-"""
+"""The community's services: the log and replays (`history`), game chats (`chat`), ratings, profiles,
+and friends and blocks (`social`); each a small object of its own, built by `ludothek.services.Site`."""
