@@ -11,7 +11,7 @@ is empty).  A process killed after that still delivers them: the kernel sends wh
 closed socket's buffer, and since Redis answers nothing on this connection there is no unread
 data that would make it reset the connection instead.  When the connection is down, too slow to
 take the writes, or the URL needs TLS (``rediss://``), the hub uses its publisher thread, which
-waits for Redis's replies and reconnects by itself (`ludothek.portal.live.RedisHub`).
+waits for Redis's replies and reconnects by itself (`ludothek.portal.live.hub.RedisHub`).
 """
 
 from __future__ import annotations
