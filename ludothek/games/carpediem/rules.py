@@ -562,8 +562,9 @@ class CarpeDiemState(State):
                     return True
             HANDLERS[head](self, arg)
         key = (player, action)
-        entry = _ENTRIES.get(key)
-        if entry is None:
+        try:  # a subscript, not ``.get``: this runs for every action a bot or replay makes
+            entry = _ENTRIES[key]
+        except KeyError:
             if len(_ENTRIES) >= _ENTRIES_MAX:
                 _ENTRIES.clear()
             entry = _ENTRIES[key] = HistoryEntry(player, action, None)

@@ -187,8 +187,9 @@ class MachiKoroState(State):
         self._legal = None
         self._apply(action)
         entries = _ENTRIES[player + 1]
-        entry = entries.get(action)
-        if entry is None:
+        try:  # a subscript, not ``.get``: this runs for every action a bot or replay makes
+            entry = entries[action]
+        except KeyError:
             entry = entries[action] = HistoryEntry(player, action)
         self._history.append(entry)
         return True

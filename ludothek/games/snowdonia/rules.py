@@ -244,12 +244,10 @@ class SnowdoniaState(EffectsMixin):
             self.decision = None
             self._decide(decision, action)
         self._run()  # what `_apply` does, written out on this hot path
-        entries = _ENTRIES.get(player)
-        if entries is None:
-            entries = _ENTRIES[player] = {}
-        entry = entries.get(action)
-        if entry is None:
-            entry = entries[action] = HistoryEntry(player, action)
+        try:  # subscripts, not ``.get``: this runs for every action a bot or replay makes
+            entry = _ENTRIES[player][action]
+        except KeyError:
+            entry = _ENTRIES.setdefault(player, {})[action] = HistoryEntry(player, action)
         self._history.append(entry)
         return True
 
