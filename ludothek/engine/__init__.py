@@ -21,7 +21,7 @@ from .core import (
     score_part,
     seat_name,
 )
-from .records import RECORD_FORMAT, initial_state, log, record, replay, undo_text
+from .records import RECORD_FORMAT, initial_state, log, record, replay, taken_back, undo_text
 from .registry import games, load, register
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "record",
     "register",
     "replay",
+    "taken_back",
     "sample_chance",
     "score_part",
     "seat_name",

@@ -303,6 +303,22 @@ class Game(ABC):
         }
 
 
+#: `State._undo_memo`: the history list, how many entries it covers, the indices in force, for each
+#: of them the seats (in order of first appearance) of the entries between it and the one before,
+#: and the seats of the entries after the last one.
+_UndoMemo = tuple[list["HistoryEntry"], int, tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]
+
+
+def _seats_in_order(*parts: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats of ``parts`` in order, each once (a handful: the players and chance)."""
+    out: list[int] = []
+    for part in parts:
+        for seat in part:
+            if seat not in out:
+                out.append(seat)
+    return tuple(out)
+
+
 #: `State` methods a game must not override: the engine's checks and refusals live in them only.
 FINAL_STATE_METHODS = ("apply_action", "_apply_checked")
 
@@ -516,34 +532,46 @@ class State(ABC):
         return len(self._history)
 
     # ----- undo -------------------------------------------------------------------
-    def _in_force(self) -> list[int]:
-        """Indices into the history of the actions still in force (undone ones and undo entries left out).
+    def _undo_memo(self) -> _UndoMemo:
+        """What undo needs to know about the history, brought up to date and shared (never change it).
 
-        Every answer after a move asks `can_undo`, which needs this; walking the
-        whole history each time grew with the length of the game (issue 14).
-        The walk is kept in ``_in_force_memo`` (the history list it was made
-        for, how many entries it covers, the result) and only the entries
-        appended since are walked.  A history only ever grows by appending to
-        its list; anything that rewrites it (`undo`, a replay) puts in a new
-        list, which the memo does not match, so it is walked afresh.  The memo
-        is replaced, never changed in place, so a clone sharing it is safe.
-        Callers get their own list.
+        Every answer after a move asks `can_undo`, and a record may hold thousands of
+        move/undo pairs: walking the whole history each time grew with the length of the game
+        (issues 14 and 28: a record of 9,850 move/undo pairs cost a minute).  The walk is kept in
+        ``_in_force_memo`` (the history list it was made for, how many entries it covers, the
+        indices in force, and for the refusals the seats that acted around them) and only the
+        entries appended since are walked; `undo` appends its own entry and brings the memo
+        along itself.  A history only ever grows by appending to its list; anything that puts in
+        another list (a clone, a replay) no longer matches the memo, so that list is walked
+        afresh once.  The memo is replaced, never changed in place, so a clone sharing it is safe.
         """
         history = self._history
-        memo: tuple[list[HistoryEntry], int, tuple[int, ...]] | None = self.__dict__.get("_in_force_memo")
+        memo: _UndoMemo | None = self.__dict__.get("_in_force_memo")
         if memo is not None and memo[0] is history and memo[1] <= len(history):
-            start, stack = memo[1], list(memo[2])
+            if memo[1] == len(history):
+                return memo
+            start, stack, gaps, after = memo[1], list(memo[2]), list(memo[3]), memo[4]
         else:
-            start, stack = 0, []
+            start, stack, gaps, after = 0, [], [], ()
         for index in range(start, len(history)):
             entry = history[index]
             if entry.action == UNDO and entry.seat != CHANCE:
-                stack.pop()
+                taken = stack.pop()
+                after = _seats_in_order(gaps.pop(), (history[taken].seat,), after, (entry.seat,))
             else:
                 stack.append(index)
-        if start != len(history) or memo is None or memo[0] is not history:
-            self._in_force_memo = (history, len(history), tuple(stack))
-        return stack
+                gaps.append(after)
+                after = ()
+        memo = (history, len(history), tuple(stack), tuple(gaps), after)
+        self._in_force_memo = memo
+        return memo
+
+    def _in_force(self) -> list[int]:
+        """Indices into the history of the actions still in force (undone ones and undo entries left out).
+
+        Kept up to date incrementally (see `_undo_memo`); callers get their own list.
+        """
+        return list(self._undo_memo()[2])
 
     def undone(self) -> set[int]:
         """Indices into `history` of the actions that were taken back (for logs that strike them through)."""
@@ -563,16 +591,16 @@ class State(ABC):
             return f"there is no seat {seat!r} in this game"
         if self.is_terminal():
             return "the game is over; nothing can be taken back"
-        stack = self._in_force()
+        _, _, stack, _, after = self._undo_memo()
         if not stack:
             return "nothing has been played yet that could be taken back"
         last = self._history[stack[-1]]
         if last.seat == CHANCE:
             return "a random outcome has been drawn since your last action, so it cannot be taken back"
         # Other seats' moves after it count even when they were taken back: they saw the position.
-        other = next((e for e in [last, *self._history[stack[-1] + 1:]] if e.seat != seat), None)
+        other = last.seat if last.seat != seat else next((s for s in after if s != seat), None)
         if other is not None:
-            return f"{seat_name(other.seat)} has acted since, so your last action cannot be taken back"
+            return f"{seat_name(other)} has acted since, so your last action cannot be taken back"
         return None
 
     def can_undo(self, seat: int) -> bool:
@@ -588,26 +616,36 @@ class State(ABC):
         with `IllegalAction` (nothing changes) unless `undo_refusal` allows it.
         Records keep both the action and the undo entry, so they replay to this
         very state.
+
+        With ``before`` an undo costs a copy of it and no walk of the history: the
+        bookkeeping of `_undo_memo` is carried along (issue 28).
         """
         with naming(names):
             reason = self.undo_refusal(seat)
         if reason is not None:
             raise IllegalAction(reason)
-        stack = self._in_force()
-        kept = [(self._history[i].seat, self._history[i].action) for i in stack[:-1]]
+        history, length, stack, gaps, after = self._undo_memo()
+        target = stack[-1]
         if before is not None:
             theirs = before._history
-            if [(theirs[i].seat, theirs[i].action) for i in before._in_force()] != kept:
-                raise ValueError("'before' is not the position before the action to take back")
+            # Cheap and usual: ``before`` was copied from this very game just before the action (its
+            # history is ours up to it: the same length and the same last entry, not an equal one).
+            if not (len(theirs) == target and (target == 0 or theirs[-1] is history[target - 1])):
+                kept = [(history[i].seat, history[i].action) for i in stack[:-1]]
+                if [(theirs[i].seat, theirs[i].action) for i in before._in_force()] != kept:
+                    raise ValueError("'before' is not the position before the action to take back")
             fresh = before.clone()
         else:
             fresh = self.game.new_state(self.num_players, self.options)
-            for _, action in kept:
-                fresh.apply_action(action)
-        journal = [*self._history, HistoryEntry(seat, UNDO)]
+            for i in stack[:-1]:
+                fresh.apply_action(history[i].action)
+        memo = (history, length + 1, stack[:-1], gaps[:-1],
+                _seats_in_order(gaps[-1], (history[target].seat,), after, (seat,)))
         self.__dict__.clear()
         self.__dict__.update(fresh.__dict__)
-        self._history = journal
+        history.append(HistoryEntry(seat, UNDO))
+        self._history = history
+        self._in_force_memo = memo
 
     def turns_taken(self) -> int:
         """How many player turns have begun, for statistics such as average game length.

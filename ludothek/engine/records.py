@@ -8,7 +8,7 @@ start state reproduces the identical state.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .core import (
@@ -82,23 +82,49 @@ def initial_state(data: Any) -> State:
         raise ReplayError(f"the record's setup is invalid: {exc}") from exc
 
 
-def replay(data: Any, upto: int | None = None) -> State:
+def taken_back(actions: Sequence[Any]) -> set[int]:
+    """Indices of the record entries that a later undo entry takes back.
+
+    Replaying keeps a copy of the position before each of them (and only them), so an undo
+    restores that copy instead of replaying every action still in force: a record of many
+    move/undo pairs then replays in time linear in its length (issue 28).  Malformed entries
+    count as actions here; replaying refuses them.
+    """
+    stack: list[int] = []
+    undone: set[int] = set()
+    for index, entry in enumerate(actions):
+        if isinstance(entry, Mapping) and entry.get("action") == UNDO and entry.get("seat") != "chance":
+            if stack:
+                undone.add(stack.pop())
+        else:
+            stack.append(index)
+    return undone
+
+
+def replay(data: Any, upto: int | None = None, tick: Callable[[int], None] | None = None) -> State:
     """Rebuild the state a record describes (or the state after its first ``upto`` actions).
 
-    Raises `ReplayError` naming the first action that does not apply.
+    Raises `ReplayError` naming the first action that does not apply.  ``tick`` is called with
+    each entry's index before it is applied: a caller's budget may stop a long replay by raising.
     """
     rec = _parse(data)
     state = initial_state(rec)
     actions = rec["actions"] if upto is None else rec["actions"][:upto]
+    keep = taken_back(actions)
+    befores: dict[int, State] = {}
+    in_force: list[int] = []
     for index, entry in enumerate(actions):
+        if tick is not None:
+            tick(index)
         if not isinstance(entry, Mapping) or "action" not in entry or "seat" not in entry:
             raise ReplayError(f"action {index + 1} is malformed: {entry!r}", index)
         action, seat = entry["action"], entry["seat"]
         if action == UNDO and seat != "chance":
             try:
-                state.undo(seat)
+                state.undo(seat, before=befores.pop(in_force[-1], None) if in_force else None)
             except IllegalAction as exc:
                 raise ReplayError(f"action {index + 1} (undo by seat {seat}) does not apply: {exc}", index, UNDO) from exc
+            in_force.pop()
             continue
         expected = state.current_player()
         wanted = CHANCE if seat == "chance" else seat
@@ -108,10 +134,14 @@ def replay(data: Any, upto: int | None = None) -> State:
                 index,
                 str(action),
             )
+        before = state.clone() if index in keep else None
         try:
             state.apply_action(action)
         except IllegalAction as exc:
             raise ReplayError(f"action {index + 1} ({action!r}) does not apply: {exc}", index, str(action)) from exc
+        if before is not None:
+            befores[index] = before
+        in_force.append(index)
     return state
 
 
@@ -136,16 +166,21 @@ def log(
     seat = viewer if isinstance(viewer, int) else None
     lines: list[dict[str, Any]] = []
     in_force: list[int] = []
+    keep = taken_back(rec["actions"])
+    befores: dict[int, State] = {}
     with naming(names):
         for index, entry in enumerate(rec["actions"]):
             action = entry["action"]
             who = CHANCE if entry["seat"] == "chance" else entry["seat"]
             if action == UNDO and who != CHANCE:
-                lines[in_force.pop()]["undone"] = True
+                taken = in_force.pop()
+                lines[taken]["undone"] = True
                 lines.append({"n": index + 1, "seat": who, "action": UNDO, "text": undo_text(who, lang),
                               "undone": False})
-                state.undo(who)
+                state.undo(who, before=befores.pop(lines[taken]["n"] - 1, None))
                 continue
+            if index in keep:
+                befores[index] = state.clone()
             visible_to = state._visibility(action) if who == CHANCE else None
             public = viewer == "all" or visible_to is None or (seat is not None and seat in visible_to)
             text = state.describe(action, lang) if public else state.describe_hidden(action, lang)

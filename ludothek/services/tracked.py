@@ -70,6 +70,9 @@ class Tracked:
         #: How many entries of `_log` have their sentences, and the position before the first that has not.
         self._written = 0
         self._writer: State = state.clone()
+        #: Copies of the writer's position before actions already taken back, by history index, until
+        #: the writer reaches their undo.
+        self._writer_befores: dict[int, State] = {}
         #: Indices into ``log`` of the lines whose actions are in force (what an undo takes back).
         self._in_force: list[int] = []
         #: Copies of the position before each action of the last mover's current run, newest last
@@ -125,15 +128,22 @@ class Tracked:
         written, so a failure leaves the copy at the first line still without sentences.
         """
         writer = self._writer
+        befores = self._writer_befores
         with naming(self.names):
             for index in range(self._written, len(self._log)):
                 entry = self._log[index]
                 if entry.action == UNDO and entry.seat != CHANCE:
-                    writer.undo(entry.seat, self.names)  # its own sentence was written with it
+                    # Its own sentence was written with it.  The copy kept below (if any) spares
+                    # replaying the game for each undo: a record of many move/undo pairs stays linear.
+                    memo = writer._undo_memo()
+                    taken = memo[2][-1] if memo[2] else None
+                    writer.undo(entry.seat, self.names, before=befores.pop(taken, None) if taken is not None else None)
                 else:
                     text = {lang: writer.describe(entry.action, lang) for lang in eng.LANGS}
                     hidden = ({lang: writer.describe_hidden(entry.action, lang) for lang in eng.LANGS}
                               if entry.visible_to is not None else None)
+                    if entry.undone:  # already taken back: keep the position before it for that undo
+                        befores[len(writer._history)] = writer.clone()
                     writer.apply_action(entry.action, None if entry.seat == CHANCE else entry.seat)
                     self._log[index] = dataclasses.replace(entry, text=text, hidden_text=hidden)
                 self._written = index + 1
