@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from ludothek.services import Site
+from ludothek.services.community.replaylimits import ReplayLimits, WorkGate
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
@@ -97,6 +98,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     site = Site(engine, cache_size=settings.cache_size, hasher=hasher)
     site.lobby.max_open_games = settings.max_open_games
     site.lobby.lobby_per_creator = settings.lobby_per_creator
+    site.history.configure(
+        ReplayLimits(settings.replay_max_entries, settings.replay_max_undos, settings.replay_cpu_seconds),
+        WorkGate(settings.replay_concurrency, settings.replay_queue),
+        settings.replay_cache_bytes, settings.replay_import_cache_bytes)
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
     hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()

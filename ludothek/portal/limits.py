@@ -57,11 +57,19 @@ DEFAULT_RULES: dict[str, str] = {
     # Chat messages per user (all games together; issue 12 says 10 a minute) and per address.
     "chat_user": "10/minute",
     "chat_addr": "60/minute",
+    # Records replayed from outside (API and the import page), counted only when a record must be
+    # replayed (not for the steps of one already in the cache): per user, per address, and for
+    # visitors of the import page without a login, per address (docs/security.md, "Replays").
+    "replay_user": "20/minute",
+    "replay_addr": "60/minute",
+    "replay_visitor": "6/minute",
 }
 
 #: The translated refusal (``err_<key>`` in the catalogues) of a rule; others use ``err_too_many_attempts``.
 CODE_KEYS = {"move_user": "too_many_moves", "move_addr": "too_many_moves",
-             "chat_user": "too_many_messages", "chat_addr": "too_many_messages"}
+             "chat_user": "too_many_messages", "chat_addr": "too_many_messages",
+             "replay_user": "too_many_replays", "replay_addr": "too_many_replays",
+             "replay_visitor": "too_many_replays"}
 
 MESSAGES = {
     "register": "too many new accounts from your address; try again later",
@@ -74,6 +82,9 @@ MESSAGES = {
     "move_addr": "very many moves come from your address; wait {seconds} seconds",
     "chat_user": "at most 10 chat messages a minute; wait {seconds} seconds",
     "chat_addr": "many messages come from your address; wait {seconds} seconds",
+    "replay_user": "you have replayed many records in a short time; wait {seconds} seconds",
+    "replay_addr": "many records were replayed from your address in a short time; wait {seconds} seconds",
+    "replay_visitor": "many records were replayed from your address; wait {seconds} seconds or log in",
 }
 
 

@@ -48,6 +48,18 @@ class Settings:
     #: Password hashes at once per process, and how many may wait for one (past that: 429).
     hash_concurrency: int = 1
     hash_queue: int = 8
+    #: Imported records (`ludothek.services.community.replaylimits`, docs/security.md, "Replays and
+    #: imported records"): the most entries and undo entries one may have (refused with 413 past them),
+    #: and the CPU seconds replaying one may take.
+    replay_max_entries: int = 5_000
+    replay_max_undos: int = 1_000
+    replay_cpu_seconds: float = 1.5
+    #: Records replayed at once per process, and how many may wait for that (past that: 429).
+    replay_concurrency: int = 1
+    replay_queue: int = 4
+    #: Bytes the replay books of stored games, and of imported records, may take in each process.
+    replay_cache_bytes: int = 64 * 1024 * 1024
+    replay_import_cache_bytes: int = 16 * 1024 * 1024
     #: Games one user may have waiting for players at once, and how many of them the lobby lists.
     max_open_games: int = 10
     lobby_per_creator: int = 3

@@ -133,7 +133,7 @@ def test_import_a_record_shows_it_and_stores_nothing(client: TestClient) -> None
     bad["actions"][3]["action"] = "fly"
     r = client.post("/replays/import", data={"csrf": token, "record": json.dumps(bad)})
     assert r.status_code == 400 and "action 4" in r.text and "fly" in r.text
-    r = client.post("/api/records/replay", json={"record": bad})
+    r = client.post("/api/records/replay", json={"record": bad}, headers={"X-CSRF-Token": token})
     assert r.status_code == 400 and r.json()["code"] == "bad_record" and "action 4" in r.json()["detail"]
     r = client.post("/replays/import", data={"csrf": token, "record": "{not json"})
     assert r.status_code == 400 and "JSON" in r.text

@@ -14,6 +14,7 @@ are ``{"detail", "code"}`` with a 4xx status like everywhere in the API.  Free t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from ludothek import engine as eng
-from ludothek.services.community.history import IMPORT_MAX_ACTIONS, ReplayBook, replay_seats
+from ludothek.services.community.history import ReplayBook, replay_seats
 from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.services.community.ratings import RatingInfo
 from ludothek.storage import BadRequest, Forbidden, GameInfo, NotFound, StoreError, UserInfo
@@ -41,6 +42,7 @@ from ..deps import (
     MaybeUser,
     User,
     check_csrf,
+    client_address,
     current_user,
     lang_of,
     need_user,
@@ -153,7 +155,8 @@ def record_file_download(request: Request, game_id: GameId) -> Response:
 
 @pages.get("/replays/import", response_class=HTMLResponse)
 def import_form(request: Request) -> Response:
-    return render(request, "replay_import.html", current_user(request), max_actions=IMPORT_MAX_ACTIONS)
+    return render(request, "replay_import.html", current_user(request),
+                  max_actions=portal_of(request).site.history.limits.max_entries)
 
 
 @pages.post("/replays/import", response_class=HTMLResponse)
@@ -178,6 +181,25 @@ async def import_record(request: Request, csrf: CsrfField,
     return result
 
 
+def limit_replays(request: Request, user: UserInfo | None) -> Callable[[], None]:
+    """The rate limits of a record that must be replayed: per user and address, or for a visitor per address.
+
+    Counted only when the record is not in the replay cache (`History.imported_book`), so stepping
+    through one record costs nothing against them.
+    """
+    limits = portal_of(request).limits
+
+    def hit() -> None:
+        address = client_address(request)
+        if user is None:
+            limits.hit("replay_visitor", address)
+        else:
+            limits.hit("replay_user", str(user.id))
+        limits.hit("replay_addr", address)
+
+    return hit
+
+
 def _show_import(request: Request, text: str, step_text: str, seat_text: str) -> Response:
     user = current_user(request)
     lang = lang_of(request, user)
@@ -185,7 +207,7 @@ def _show_import(request: Request, text: str, step_text: str, seat_text: str) ->
     try:
         if not text.strip():
             raise BadRequest("choose a record file (JSON) or paste a record", code_key="no_record")
-        _, book = site.history.imported_book(text)
+        _, book = site.history.imported_book(text, limit_replays(request, user))
         step = book.length if not step_text else int(step_text)
         seat = _seat_param(seat_text, None)
         if not 0 <= step <= book.length:
@@ -194,8 +216,11 @@ def _show_import(request: Request, text: str, step_text: str, seat_text: str) ->
             raise BadRequest(f"there is no seat {seat} in this game", code_key="bad_seat")
     except (StoreError, ValueError) as exc:
         error = exc if isinstance(exc, StoreError) else BadRequest(str(exc), code_key="bad_step")
-        return render(request, "replay_import.html", user, status=error.status, error=message_of(error, lang),
-                      max_actions=IMPORT_MAX_ACTIONS, record_text=text[:200_000])
+        page = render(request, "replay_import.html", user, status=error.status, error=message_of(error, lang),
+                      max_actions=site.history.limits.max_entries, record_text=text[:200_000])
+        if error.status == 429:
+            page.headers["Retry-After"] = str(error.params["seconds"])
+        return page
     names = list(book.names) if book.names is not None else [eng.seat_name(s, lang) for s in range(book.num_players)]
     ctx = _step_context(request, book, step, seat, book.log(step, "all", lang), names, lang, [], book.result_json())
     ctx.update(info=None, summary=None, seats=[*range(book.num_players), None], base_url="/replays/import",
@@ -503,13 +528,18 @@ def record_file(game_id: GameId, request: Request, user: MaybeUser) -> Any:
     return record_download(request, game_id, user)
 
 
-@api.post("/records/replay", response_model=ReplayStepOut,
+@api.post("/records/replay", response_model=ReplayStepOut, responses=refusals(400, 401, 413, 429),
           summary="Check a record from elsewhere and show one of its steps (nothing is stored)")
-def replay_record(body: RecordIn, request: Request, user: MaybeUser) -> ReplayStepOut:
-    """A record that does not replay is refused with 400 ``bad_record``, naming the first bad action."""
+def replay_record(body: RecordIn, request: Request, user: User) -> ReplayStepOut:
+    """A record that does not replay is refused with 400 ``bad_record``, naming the first bad action.
+    A login is needed.  A record longer than any real game (more entries or undos than the server
+    accepts) or one that takes too long to replay is refused with 413 ``record_too_big``.  Each
+    record replayed counts against the rate limits (429 with ``Retry-After``); asking for further
+    steps of one already replayed does not.  A sync route: the replay runs in a worker thread,
+    never on the event loop, and at most a few at once per process (429 when the queue is full)."""
     site = portal_of(request).site
     language = body.lang or lang_of(request, user)
-    _, book = site.history.imported_book(body.record)
+    _, book = site.history.imported_book(body.record, limit_replays(request, user))
     step = book.length if body.step is None else body.step
     if step > book.length:
         raise BadRequest(f"step must be 0 to {book.length}", code_key="bad_step", last=book.length)

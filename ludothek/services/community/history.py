@@ -10,8 +10,10 @@ A `ReplayBook` therefore replays a game once, keeping a copy of the state every
 after it is the one before the action it took back, with the history as it stood (exactly what
 ``State.undo`` makes), so it is rebuilt from that earlier step.
 
-Books are kept in a small cache.  A finished game's book never changes; a running game's book is
-extended with the moves stored since.
+Books are kept in caches counted in bytes (`BookCache`, each book's `ReplayBook.size_estimate`):
+one for stored games, a smaller one for imported records.  A finished game's book never changes;
+a running game's book is extended with the moves stored since.  What an imported record may cost
+is bounded in `replaylimits` (issue 28).
 
 Who may see what (the portal and the API check it with `replay_seats`): once a game is over, the
 view of every seat and of a spectator, with the whole log; while it runs, a player their own
@@ -23,8 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,15 +42,21 @@ from ludothek.storage.info import GameInfo
 from ludothek.storage.models import ActionRow
 
 from .chat import Chat
+from .replaylimits import BookCache, Budget, RecordTooBig, ReplayLimits, WorkGate, deep_size
+
+__all__ = ["BadRecord", "History", "RecordTooBig", "ReplayBook", "ReplayLimits", "WorkGate"]
 
 #: A copy of the state is kept every this many steps: a step costs at most this many applied actions.
 CHECKPOINT_EVERY = 24
-#: How many books the cache keeps (a book of a 1,000-move game holds about 40 states).
-BOOK_CACHE = 24
+#: Bytes the books of stored games may take in the cache (`ludothek.portal.settings.Settings.replay_cache_bytes`).
+BOOK_CACHE_BYTES = 64 * 1024 * 1024
+#: Bytes the books of imported records may take (``replay_import_cache_bytes``).
+IMPORT_CACHE_BYTES = 16 * 1024 * 1024
+#: What a book holds per entry besides its states: the history entry and the log line with its
+#: sentences in both languages (measured with tracemalloc: 500 to 800 bytes; see the tests).
+ENTRY_BYTES = 800
 #: The most log lines one page of the log holds.
 LOG_PAGE_MAX = 500
-#: The most entries an imported record may have (the longest games have about 1,000).
-IMPORT_MAX_ACTIONS = 20_000
 
 
 class BadRecord(BadRequest):
@@ -61,12 +68,19 @@ class BadRecord(BadRequest):
 class ReplayBook:
     """Every position of one game, cheaply at hand: checkpoints, the history and the log."""
 
-    def __init__(self, record: dict[str, Any], names: Sequence[str] | None = None) -> None:
+    def __init__(self, record: dict[str, Any], names: Sequence[str] | None = None,
+                 tick: Callable[[int], None] | None = None) -> None:
         start = eng.initial_state(record)
         self.record = record
         self.names = tuple(names) if names is not None else None
         self._tracked = Tracked(start.clone(), self.names)
         self._checkpoints: dict[int, State] = {0: start}
+        #: Bytes a copy of a state of this game adds, without its history (for `size_estimate`): what
+        #: the copy shares with the original (the game's tables, interned strings) is not counted.
+        skip = frozenset({"game", "_history", "_in_force_memo"})
+        shared: set[int] = set()
+        deep_size(start, shared, skip)
+        self._state_bytes = deep_size(start.clone(), shared, skip)
         #: For each undo entry (its index): the index of the action it took back.
         self._undo_of: dict[int, int] = {}
         #: For each action taken back (its index): the index of the undo entry.
@@ -74,9 +88,22 @@ class ReplayBook:
         self._stack: list[int] = []
         self._lock = threading.Lock()
         self.length = 0
-        self.extend([("chance" if a["seat"] == "chance" else a["seat"], a["action"]) for a in record["actions"]])
+        self.extend([("chance" if a["seat"] == "chance" else a["seat"], a["action"]) for a in record["actions"]],
+                    tick=tick)
 
-    def extend(self, actions: Sequence[tuple[int | str, str]], start: int | None = None) -> None:
+    def size_estimate(self) -> int:
+        """About how many bytes this book holds once its log is written (what the cache counts).
+
+        Each checkpoint is a state plus its own list of the history so far; the current state,
+        the log writer's and the few copies kept for undos are states too; every entry adds a
+        history entry and a log line in two languages.
+        """
+        lists = sum(8 * len(s._history) + 56 for s in self._checkpoints.values())
+        states = len(self._checkpoints) + 2 + len(self._tracked._befores)
+        return states * self._state_bytes + lists + 2 * 8 * self.length + self.length * ENTRY_BYTES
+
+    def extend(self, actions: Sequence[tuple[int | str, str]], start: int | None = None,
+               tick: Callable[[int], None] | None = None) -> None:
         """Append stored entries (``(seat or "chance", action)``); `ReplayError` names the first that does not apply.
 
         ``start``: the step of the first of ``actions``.  Entries the book already holds are then
@@ -94,6 +121,8 @@ class ReplayBook:
             taken_back = undone_rows([(s if isinstance(s, int) else CHANCE, str(a)) for s, a in rows])
             for offset, (seat, action) in enumerate(rows):
                 index = self.length
+                if tick is not None:
+                    tick(index)
                 if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(action, str):
                     raise eng.ReplayError(f"action {index + 1} is malformed: {seat!r}, {action!r}", index, str(action))
                 try:
@@ -203,8 +232,21 @@ class History:
         self.play = play
         #: The game chat: each replay step carries the messages written up to it (`Chat.replay_extras`).
         self.chat = chat
-        self._books: OrderedDict[tuple[str, object], ReplayBook] = OrderedDict()
-        self._books_lock = threading.Lock()
+        self._books: BookCache[ReplayBook] = BookCache(BOOK_CACHE_BYTES)
+        self._imported: BookCache[ReplayBook] = BookCache(IMPORT_CACHE_BYTES)
+        #: What an imported record may cost, and how many are replayed at once (the portal sets them
+        #: from its settings).
+        self.limits = ReplayLimits()
+        self.gate = WorkGate()
+        #: Entries replayed for imported records (both passes), for tests and the benchmark.
+        self.import_work = 0
+
+    def configure(self, limits: ReplayLimits, gate: WorkGate, cache_bytes: int, import_cache_bytes: int) -> None:
+        """Bounds from the portal's settings (set once, before the first request)."""
+        self.limits = limits
+        self.gate = gate
+        self._books = BookCache(cache_bytes)
+        self._imported = BookCache(import_cache_bytes)
 
     # ------------------------------------------------------------------ the log
     def log_page(self, game_id: int, viewer: int | None, lang: str, before: int | None = None,
@@ -227,18 +269,10 @@ class History:
 
     # ------------------------------------------------------------------ replays
     def _cached_book(self, key: tuple[str, object]) -> ReplayBook | None:
-        with self._books_lock:
-            book = self._books.get(key)
-            if book is not None:
-                self._books.move_to_end(key)
-            return book
+        return self._books.get(key)
 
     def _keep_book(self, key: tuple[str, object], book: ReplayBook) -> None:
-        with self._books_lock:
-            self._books[key] = book
-            self._books.move_to_end(key)
-            while len(self._books) > BOOK_CACHE:
-                self._books.popitem(last=False)
+        self._books.put(key, book)
 
     def replay_book(self, info: GameInfo) -> ReplayBook:
         """The book of a stored game, brought up to ``info.seq``."""
@@ -263,6 +297,7 @@ class History:
                     .order_by(ActionRow.seq)
                 ).all()
             book.extend([("chance" if r.seat == CHANCE else r.seat, r.action) for r in rows], start)
+            self._keep_book(key, book)  # measured again: it grew
         return book
 
     def replay_step(self, game_id: int, step: int | None, seat: int | None, user_id: int | None,
@@ -288,11 +323,15 @@ class History:
                                 self.chat.replay_extras(info, step, seat, user_id))
 
     # ------------------------------------------------------------------ imported records
-    def imported_book(self, record: Any) -> tuple[str, ReplayBook]:
+    def imported_book(self, record: Any, before_replay: Callable[[], None] | None = None) -> tuple[str, ReplayBook]:
         """A book for a record from outside: validated by replaying it, kept only in this process's cache.
 
         `BadRequest` with ``ReplayError``'s message (naming the first bad action) if it does not
-        replay.  Nothing is written to the database.
+        replay; `RecordTooBig` (413) past `ReplayLimits` (counted first) or its CPU budget;
+        `TooManyAttempts` (429) when the gate is full.  ``before_replay`` is called only when the
+        record must be replayed (not in the cache), before the gate: the portal's rate limits count
+        the records that cost work, not the steps of one already replayed.  Nothing is written to
+        the database.
         """
         try:
             parsed = json.loads(record) if isinstance(record, (str, bytes)) else record
@@ -301,16 +340,27 @@ class History:
         if not isinstance(parsed, dict):
             raise BadRecord("a record must be a JSON object", code_key="bad_record_shape", reason="not an object")
         actions = parsed.get("actions")
-        if isinstance(actions, list) and len(actions) > IMPORT_MAX_ACTIONS:
-            raise BadRecord(f"the record has more than {IMPORT_MAX_ACTIONS} actions", code_key="bad_record",
-                             reason="too long")
+        if isinstance(actions, list):
+            self.limits.check(actions)
         digest = record_digest(parsed)
         key = ("import", digest)
-        book = self._cached_book(key)
+        book = self._imported.get(key)
         if book is None:
+            if before_replay is not None:
+                before_replay()
+            with self.gate.slot():
+                book = self._replay_import(parsed)
+            self._imported.put(key, book)
+        return digest, book
+
+    def _replay_import(self, parsed: dict[str, Any]) -> ReplayBook:
+        """Replay an imported record within its CPU budget (both passes and the log's sentences)."""
+        budget = Budget(self.limits.cpu_seconds)
+        try:
             try:
-                eng.replay(parsed)  # the engine's own verdict first: its message names the first bad action
-                book = ReplayBook(parsed, imported_names(parsed))
+                eng.replay(parsed, tick=budget.tick)  # the engine's own verdict first: it names the first bad action
+                book = ReplayBook(parsed, imported_names(parsed), tick=budget.tick)
+                book.log(0, "all", "en")  # writes every sentence now, under the gate, not in a later request
             except eng.ReplayError as exc:
                 if exc.index is None:  # the record itself is malformed (no such game, bad players, ...)
                     raise BadRecord(f"the record does not replay: {exc}", code_key="bad_record",
@@ -319,8 +369,9 @@ class History:
                                 n=exc.index + 1, action=str(exc.action)[:80]) from None
             except (TypeError, KeyError, AttributeError) as exc:
                 raise BadRecord(f"the record is malformed: {exc!r}", code_key="bad_record", reason=repr(exc)) from None
-            self._keep_book(key, book)
-        return digest, book
+        finally:
+            self.import_work += budget.entries
+        return book
 
 
 def imported_names(record: dict[str, Any]) -> list[str] | None:

@@ -1,0 +1,197 @@
+"""What one replay may cost: bounds on imported records, a CPU budget, a gate, and a cache by bytes.
+
+A record from outside is replayed in full before anything is shown, so its length is the work
+a stranger can ask of the server.  Issue 28 showed a 681 KB record of 9,850 move/undo pairs
+costing a minute of CPU and 200 MB kept in the cache.  Replaying is linear now (see
+`ludothek.engine.State.undo`); on top of that an imported record is refused with 413 when it
+has more entries or undos than any real game (`ReplayLimits`), or when replaying it takes
+more than its CPU budget (`Budget`).  At most a few records are replayed at once per process
+(`WorkGate`), and the books kept for later steps are counted in bytes (`BookCache`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from ludothek.storage.errors import BadRequest, TooManyAttempts
+
+
+class RecordTooBig(BadRequest):
+    """An imported record that asks for more work than any real game (413, the message says which bound)."""
+
+    status = 413
+    code = "record_too_big"
+
+
+@dataclass(frozen=True)
+class ReplayLimits:
+    """Bounds on one imported record (defaults: `ludothek.portal.settings.Settings`, ``replay_*``).
+
+    Random play ends every game here within 600 entries (Carpe Diem with 4 players: about 550;
+    Snowdonia with 5: about 400); a person who takes back a move now and then adds a few.
+    """
+
+    #: The most entries (actions, chance outcomes and undos).
+    max_entries: int = 5_000
+    #: The most undo entries.
+    max_undos: int = 1_000
+    #: The most CPU seconds (of the replaying thread) that replaying one record may take.
+    cpu_seconds: float = 1.5
+
+    def check(self, actions: list[Any]) -> None:
+        """`RecordTooBig` for a record longer than any real game (counted before anything is replayed)."""
+        if len(actions) > self.max_entries:
+            raise RecordTooBig(f"the record has {len(actions)} entries; at most {self.max_entries} are accepted",
+                               code_key="record_too_long", entries=len(actions), limit=self.max_entries)
+        undos = sum(1 for a in actions if isinstance(a, dict) and a.get("action") == "undo" and a.get("seat") != "chance")
+        if undos > self.max_undos:
+            raise RecordTooBig(f"the record takes back {undos} moves; at most {self.max_undos} undos are accepted",
+                               code_key="record_too_many_undos", undos=undos, limit=self.max_undos)
+
+
+#: The budget is looked at every this many entries (a clock read costs about as much as an entry).
+CHECK_EVERY = 16
+
+
+class Budget:
+    """A CPU budget for one replay, in seconds of the replaying thread's own CPU time.
+
+    Thread time, not wall time: a replay that waits for the GIL while others run is not charged
+    for their work.  `tick` is handed to the replaying code and raises `RecordTooBig` past it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.start = time.thread_time()
+        #: Entries replayed (the work done, for tests and the benchmark).
+        self.entries = 0
+
+    def tick(self, index: int) -> None:
+        self.entries += 1
+        if self.entries % CHECK_EVERY == 0 and time.thread_time() - self.start > self.seconds:
+            raise RecordTooBig(f"the record takes more than {self.seconds:g} s to replay (stopped at entry {index + 1})",
+                               code_key="record_too_costly", seconds=f"{self.seconds:g}", n=index + 1)
+
+
+class WorkGate:
+    """At most ``concurrency`` replays at once per process, at most ``queue`` waiting; past that 429.
+
+    Replaying is pure Python under the GIL: each replay running beside the requests of others
+    takes their turns at the interpreter, and a queue of waiting threads ties up the server's
+    worker threads.  A refused request gets ``Retry-After``.
+    """
+
+    def __init__(self, concurrency: int = 1, queue: int = 4, retry_after: int = 2) -> None:
+        self.concurrency = concurrency
+        self.queue = queue
+        self.retry_after = retry_after
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._lock = threading.Lock()
+        self._inside = 0  # replaying or waiting
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        with self._lock:
+            if self._inside >= self.concurrency + self.queue:
+                busy = TooManyAttempts("the server is busy replaying other records; try again in a moment",
+                                       retry_after=self.retry_after)
+                busy.params["code_key"] = "replays_busy"
+                raise busy
+            self._inside += 1
+        try:
+            with self._slots:
+                yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+
+
+class Sized(Protocol):
+    def size_estimate(self) -> int: ...
+
+
+V = TypeVar("V", bound=Sized)
+
+
+class BookCache(Generic[V]):
+    """Least recently used books within a budget of bytes (each book's `size_estimate`).
+
+    A book larger than the whole budget is not kept at all (it is still served to its request).
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: Hashable) -> V | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return None
+            self._items.move_to_end(key)
+            return found[0]
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Keep ``value`` (again: its size is measured anew), dropping the least recently used past the budget."""
+        size = value.size_estimate()
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            if size > self.max_bytes:
+                return
+            self._items[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._bytes -= dropped
+
+
+def deep_size(obj: object, seen: set[int] | None = None, skip: frozenset[str] = frozenset()) -> int:
+    """Bytes held by ``obj`` and what it refers to (containers, instances), each object counted once.
+
+    An estimate in the manner of ``sys.getsizeof``: it follows dicts, lists, tuples, sets and
+    instance attributes (``skip`` names attributes of ``obj`` itself not to follow).  Shared
+    immutable objects (small ints, interned strings, module-level data) are counted where met.
+    """
+    seen = set() if seen is None else seen
+    total = 0
+    todo: list[tuple[object, frozenset[str]]] = [(obj, skip)]
+    while todo:
+        item, leave = todo.pop()
+        if id(item) in seen or isinstance(item, type):
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            todo.extend((v, frozenset()) for v in item.values())
+            todo.extend((k, frozenset()) for k in item)
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            todo.extend((v, frozenset()) for v in item)
+        elif isinstance(item, (str, bytes, int, float, bool)) or item is None:
+            continue
+        else:
+            attrs = getattr(item, "__dict__", None)
+            if attrs is not None:
+                total += sys.getsizeof(attrs)
+                todo.extend((v, frozenset()) for k, v in attrs.items() if k not in leave)
+            for name in getattr(type(item), "__slots__", ()):
+                if hasattr(item, name) and name not in leave:
+                    todo.append((getattr(item, name), frozenset()))
+    return total
