@@ -49,9 +49,9 @@ __all__ = [
     "record",
     "register",
     "replay",
-    "taken_back",
     "sample_chance",
     "score_part",
     "seat_name",
+    "taken_back",
     "undo_text",
 ]

@@ -121,9 +121,8 @@ def test_a_full_gate_refuses_with_retry_after(any_db: str) -> None:
 
 def test_gate_queue_is_bounded() -> None:
     gate = WorkGate(concurrency=1, queue=0)
-    with gate.slot(), pytest.raises(Exception, match="busy"):
-        with gate.slot():
-            pass
+    with gate.slot(), pytest.raises(Exception, match="busy"), gate.slot():
+        pass
     with gate.slot():  # free again
         pass
 
