@@ -43,10 +43,11 @@ from ..deps import (
     need_user,
     portal_of,
 )
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 
-api = APIRouter(tags=["chat"])
-pages = APIRouter(include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["chat"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="the chat message's id")]
 

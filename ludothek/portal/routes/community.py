@@ -47,12 +47,13 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import breakdown_table, game_summary, log_lines
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 from . import help  # noqa: F401  (registers the ``kind`` path convertor)
 from .friends import profile_social
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["community"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["community"])
 
 SPEEDS = (("0.5", "speed_fast"), ("1", "speed_normal"), ("2", "speed_slow"))
 
