@@ -27,6 +27,7 @@ from ludothek.services.community.history import IMPORT_MAX_ACTIONS, ReplayBook, 
 from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.services.community.ratings import RatingInfo
 from ludothek.storage import BadRequest, Forbidden, GameInfo, NotFound, StoreError, UserInfo
+from ludothek.storage.models import MAX_ID
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.texts import pick, t
 
@@ -466,7 +467,7 @@ def imported_names_or_default(book: ReplayBook, lang: str) -> list[str]:
 @api.get("/games/{game_id}/log/page", response_model=LogPage,
          summary="One page of the game log, numbered by the game's move numbers")
 def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
-             before: Annotated[int | None, Query(ge=1, description="only entries numbered below this")] = None,
+             before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries numbered below this")] = None,
              limit: Annotated[int, Query(ge=1, le=500, description="at most this many lines")] = 100) -> LogPage:
     site = portal_of(request).site
     info = site.games.game(game_id)
