@@ -7,10 +7,13 @@ levels (a record: object > ``actions`` > entry; a request body: object > ``seats
 place that parses client input uses `loads`, which refuses deeper text with `TooDeep` (a `ValueError`,
 like any malformed JSON, so existing ``except ValueError`` handlers keep working).
 
-The check is cheap where it matters: a text with at most `MAX_DEPTH` opening brackets cannot nest deeper
-(one count in C, for every move's body), and only texts with more get their parsed value walked.
-orjson stops by itself past 1,024 levels; the standard library, used for what orjson refuses (an
-escaped lone surrogate, ``NaN``), is caught at its own recursion limit.
+The check comes before the parse and runs in C: a text with at most `MAX_DEPTH` opening brackets cannot
+nest deeper (one count, for every move's body); a text with more (a record: one pair per entry) is
+reduced to its brackets outside strings, and the innermost pairs are struck out once per level allowed
+(`nests_deeper`): what is left after that is nested deeper.  A 644 KB record of 20,000 entries takes
+about as long as ``json.loads`` itself (8 ms against 10 ms on the 2-core development machine).  The
+parse is guarded as well: orjson stops by itself past 1,024 levels, and the standard library, used for
+what orjson refuses (an escaped lone surrogate, ``NaN``), is caught at its own recursion limit.
 """
 
 from __future__ import annotations
@@ -41,11 +44,37 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
     Reads what the standard library reads (orjson first, for speed; the standard library for what
     orjson refuses), so a caller that switches to this loses nothing it accepted before.
     """
-    opening = data.count("[") + data.count("{") if isinstance(data, str) else data.count(b"[") + data.count(b"{")
-    value = _parse(data, max_depth)
-    if opening > max_depth and too_deep(value, max_depth):
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") > max_depth and nests_deeper(raw, max_depth):
         raise TooDeep(max_depth)
-    return value
+    return _parse(data, max_depth)
+
+
+#: ``{}`` read as ``[]``; everything else but brackets struck out (`bytes.translate`).
+_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nests_deeper(raw: bytes, max_depth: int) -> bool:
+    """Whether JSON text ``raw`` nests more than ``max_depth`` levels, from its brackets outside strings.
+
+    Escaped backslashes and quotes are struck out first, so every remaining ``"`` opens or closes a
+    string and the pieces between them alternate outside and inside.  Each round of striking out
+    ``[]`` removes the innermost level everywhere.  A 1 MB body nested 500,000 deep is refused in about
+    2 ms (a run of opening brackets); the slowest text, shaped to need every round, in about 0.1 s.  Exact for JSON; for text that is no JSON it may
+    answer either way, and the parser refuses that text anyway.
+    """
+    outside = b"".join(raw.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2])
+    skeleton = outside.translate(_AS_SQUARE, _NOT_BRACKETS)
+    run = b"[" * (max_depth + 1)  # that many opened in a row: deeper at once (the usual attack)
+    for round_ in range(max_depth):
+        if round_ < 2 and run in skeleton:
+            return True
+        shorter = skeleton.replace(b"[]", b"")
+        if len(shorter) == len(skeleton):  # nothing left, or brackets that do not pair: not JSON
+            return False
+        skeleton = shorter
+    return bool(skeleton)
 
 
 def _parse(data: str | bytes | bytearray, max_depth: int) -> Any:
@@ -63,6 +92,7 @@ def _parse(data: str | bytes | bytearray, max_depth: int) -> Any:
 def too_deep(value: Any, max_depth: int = MAX_DEPTH) -> bool:
     """Whether ``value`` (lists and dicts, as parsed JSON) nests more than ``max_depth`` levels.
 
+    For values at hand (tests check what the site itself writes); text is checked by `nests_deeper`.
     Walks without recursion and stops at the first container past the limit.  A scalar is level 0,
     ``[]`` and ``{}`` level 1.
     """

@@ -8,8 +8,10 @@ authenticating), and so did a record pasted into ``/replays/import``; FastAPI's 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -177,3 +179,24 @@ def test_too_deep_counts_levels() -> None:
     assert jsonread.too_deep([], 0) and not jsonread.too_deep([], 1)
     assert not jsonread.too_deep({"a": [{"b": []}]}, 4) and jsonread.too_deep({"a": [{"b": []}]}, 3)
     assert jsonread.too_deep([[], [[[]]]], 3) and not jsonread.too_deep([[], [[[]]]], 4)
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.random()
+    if depth == 0 or kind < 0.3:
+        return rng.choice([1, -2.5, None, True, "", "[[{", '"]]}\\', "\\\\\"[", "a\\u005b", "\u2028["])
+    children = [_random_value(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+    if kind < 0.65:
+        return children
+    return {rng.choice(["k", "[", "}", '"', "\\"]) + str(i): child for i, child in enumerate(children)}
+
+
+def test_the_text_check_agrees_with_the_value() -> None:
+    """`nests_deeper` reads only brackets outside strings: exact on JSON, strings with brackets,
+    quotes and backslashes included."""
+    rng = random.Random(28)
+    for _ in range(3_000):
+        value = _random_value(rng, rng.randint(0, 9))
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
+        for limit in range(0, 10):
+            assert jsonread.nests_deeper(text.encode(), limit) == jsonread.too_deep(value, limit), (text, limit)
