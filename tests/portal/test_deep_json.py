@@ -200,3 +200,20 @@ def test_the_text_check_agrees_with_the_value() -> None:
         text = json.dumps(value, ensure_ascii=rng.random() < 0.5)
         for limit in range(0, 10):
             assert jsonread.nests_deeper(text.encode(), limit) == jsonread.too_deep(value, limit), (text, limit)
+
+
+def test_live_sockets_ignore_what_clients_send(raw_client: TestClient) -> None:
+    """A live socket reads nothing a client sends (it only notices the client leaving): deep JSON,
+    huge numbers and garbage change nothing, and updates keep coming."""
+    c = raw_client
+    h1, h2 = api_user(c, "alice"), api_user(c, "bob")
+    gid = start_game(c, h1, h2)
+    me, g = mover(c, gid, h1, h2)
+    with c.websocket_connect(f"/api/games/{gid}/live?token={me['Authorization'].split()[1]}") as ws:
+        assert ws.receive_json()["type"] == "hello"
+        for text in (nested(20_000), '{"type": "move", "seq": ' + str(2**64) + "}", "\x00not json"):
+            ws.send_text(text)
+        ws.send_bytes(b"[" * 1_000)
+        r = c.post(f"/api/games/{gid}/actions", json={"action": g["legal"][0]["action"], "seq": g["seq"]}, headers=me)
+        assert r.status_code == 200, r.text
+        assert ws.receive_json()["type"] == "update"
