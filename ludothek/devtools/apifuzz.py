@@ -1,6 +1,6 @@
 """Schemathesis against a live portal: the API does what its OpenAPI schema says (issue 14, part 1).
 
-`fuzz` starts a portal on a fresh SQLite file in a thread (uvicorn on a free loopback port),
+`fuzz` starts a portal on a fresh SQLite file (or a database given) in a thread (uvicorn on a free loopback port),
 registers a user with an API token and starts a game between that user and a second one, then
 runs ``schemathesis run`` with every check over every ``/api/v1`` operation (the ``/api`` alias
 serves the same handlers and is left out), in the phases asked for, the stateful one included.
@@ -146,10 +146,14 @@ def _schemathesis(base: str, token: str, workdir: Path, name: str, extra: list[s
 
 
 def fuzz(workdir: Path, max_examples: int = 10, phases: str = "examples,coverage,fuzzing,stateful",
-         seed: int = 1, max_time: float | None = None) -> FuzzRun:
-    """Run schemathesis against a fresh portal; see the module's doc."""
+         seed: int = 1, max_time: float | None = None, db_url: str | None = None) -> FuzzRun:
+    """Run schemathesis against a fresh portal; see the module's doc.
+
+    ``db_url``: an empty database to run on (PostgreSQL finds what SQLite lets through, such as an
+    integer beyond int4); default: a fresh SQLite file in ``workdir``.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
-    settings = Settings(db_url=f"sqlite:///{workdir / 'fuzz.sqlite3'}", bot_delay=0.0, hasher=FAST_HASHER,
+    settings = Settings(db_url=db_url or f"sqlite:///{workdir / 'fuzz.sqlite3'}", bot_delay=0.0, hasher=FAST_HASHER,
                         secret_key="fuzz-secret", mail_interval=0.0, mail_dir=workdir / "mail",
                         access_log=False)
     run = FuzzRun()

@@ -7,7 +7,6 @@ start state reproduces the identical state.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from .core import (
     naming,
     seat_name,
 )
+from .jsonread import loads
 from .registry import load
 
 RECORD_FORMAT = "ludothek-record/1"
@@ -51,7 +51,7 @@ def record(state: State, **meta: Any) -> dict[str, Any]:
 def _parse(data: Any) -> dict[str, Any]:
     if isinstance(data, (str, bytes)):
         try:
-            data = json.loads(data)
+            data = loads(data)  # bounded nesting: a deep text is a ReplayError, not a RecursionError
         except ValueError as exc:
             raise ReplayError(f"the record is not valid JSON: {exc}") from exc
     if not isinstance(data, Mapping):

@@ -27,6 +27,9 @@ MAX_SEQ = MAX_ID
 
 
 Seq = Annotated[int, Field(ge=0, le=MAX_SEQ), WHOLE]
+#: A number in a time control (days): the clock's own rules bound it (400); the schema only keeps it
+#: within the database's integers, like every integer a client sends.
+Days = Annotated[int, Field(ge=-MAX_ID, le=MAX_ID)]
 
 
 class Credentials(BaseModel):
@@ -81,7 +84,8 @@ class NewGame(BaseModel):
         default=None, max_length=16, description="one entry per seat; default: me plus open invitations"
     )
     time_control: (Annotated[str, Field(max_length=40)]
-                   | dict[Annotated[str, Field(max_length=20)], Annotated[str, Field(max_length=40)] | int | float]
+                   | dict[Annotated[str, Field(max_length=20)],
+                          Annotated[str, Field(max_length=40)] | Days | Annotated[float, Field(ge=-MAX_ID, le=MAX_ID)]]
                    | None) = Field(
         default=None,
         description="none (default); a fixed time per move {'kind': 'move', 'days': 1|2|3|5|7|14} or 'move:3'; "

@@ -39,6 +39,7 @@ from .deps import GameId, Portal, admit, portal_of, release
 from .gameweb import StaticWithGames, add_game_templates
 from .hardening import SecurityHeaders
 from .hotpath import HotPath
+from .jsonroute import BoundedRoute
 from .limits import (
     DEFAULT_RULES,
     GatedHasher,
@@ -182,6 +183,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # ask on every request whether a tracer, meter or logger provider has been configured meanwhile.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    app.router.route_class = BoundedRoute  # the routes declared here read bodies as every other route (jsonroute)
     app.state.portal = portal
     app.state.mail_job = mail_job
     app.state.jobs = app_jobs

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
+from annotated_types import Interval
 from fastapi import APIRouter, FastAPI, Path, Query
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
@@ -142,6 +143,12 @@ WHOLE = BeforeValidator(_whole_number)
 #: An id in a path: bounded like the database column (int4 on PostgreSQL), so an id beyond it is
 #: "not found" (404, like any id nobody has) instead of a driver's overflow error.
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+#: A move number, message id or count a client sends (query, path or body; add ``Query(...)`` or
+#: ``Field(...)`` for its description): bounded like the database's integers (int4 on PostgreSQL), so
+#: a larger one is refused by the schema with 422 instead of overflowing a driver (issue 28, part 6:
+#: ``upto_seq=2**31`` was a 500 on PostgreSQL, ``2**63`` on SQLite).  Every integer of the schema has
+#: a maximum (`tests/portal/test_integer_bounds.py` walks the schema).
+Whole = Annotated[int, Interval(ge=0, le=MAX_ID)]
 Lang = Annotated[Literal["de", "en"] | None, Query(description="language of texts; default: the user's")]
 
 # ----------------------------------------------------------------------------- pagination

@@ -204,7 +204,13 @@ class CsrfError(StoreError):
 
 
 async def api_user(request: Request) -> UserInfo:
-    """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header."""
+    """The calling user; 401 if none.  Cookie-authenticated writes must carry the CSRF header.
+
+    A user already looked up for this request (a route with a body checks credentials before it
+    reads the body: `ludothek.portal.jsonroute`) is checked again without a trip to the store's thread.
+    """
+    if hasattr(request.state, "user"):
+        return authenticated(request)
     return await portal_of(request).offload(authenticated, request)
 
 

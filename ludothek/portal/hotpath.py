@@ -8,13 +8,13 @@ of these requests and calls the very functions their endpoints (`routes.play.sub
 `routes.play.get_game`) call, with the very same authentication (`deps.api_user`,
 `deps.optional_user`) and error handler; anything else, however slightly different (another query parameter, another content type, a body that
 does not parse or validate, an id out of range), goes to FastAPI unchanged, which answers it as
-before (its 404, 422, ...).  The answers are the ones FastAPI gives: same status, body, headers,
+before (its 404, 422, ...).  A move's credentials are checked before its body is parsed, as on
+FastAPI's routes (`ludothek.portal.jsonroute`): without them the answer is 401 whatever the body.  The answers are the ones FastAPI gives: same status, body, headers,
 the access log's route template and the request metrics' labels.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ludothek.engine import jsonread
 from ludothek.storage import StoreError
 from ludothek.storage.models import MAX_ID
 
@@ -114,16 +115,14 @@ class HotPath:
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        move = _parse_move(body) if messages[-1]["type"] == "http.request" else None
-        if move is None:  # FastAPI says what is wrong with it, from the same messages
+        if messages[-1]["type"] != "http.request":  # the client left: FastAPI sees the same messages
             await self.app(scope, _replay(messages, receive), send)
             return
         await self._answer(scope, _replay(messages, receive), send, prefix, digits, "/actions", game_id, lang,
-                           False, move)
+                           False, body)
 
-    @staticmethod
-    async def _answer(scope: Scope, receive: Receive, send: Send, prefix: str, digits: str, action: str,
-                      game_id: int, lang: Literal["de", "en"] | None, log: bool, move: Move | None) -> None:
+    async def _answer(self, scope: Scope, receive: Receive, send: Send, prefix: str, digits: str, action: str,
+                      game_id: int, lang: Literal["de", "en"] | None, log: bool, body: bytes | None) -> None:
         scope["fastapi"] = {"effective_route_context": ROUTES[(prefix, action)]}
         scope["path_params"] = {"game_id": digits}
         request = Request(scope, receive)
@@ -131,17 +130,25 @@ class HotPath:
         response: Response
         try:
             # Authentication and the work in one call of the store's thread (one hop, not two, on PostgreSQL).
-            if move is None:
+            if body is None:
                 def read() -> dict[str, Any]:
                     user = current_user(request)
                     return play.game_state(request, game_id, user, lang or lang_of(request, user), log)
 
                 response = JSONBody(await portal.offload(read))
             else:
-                def move_and_answer(body: Move) -> dict[str, Any]:
-                    return play.move_answer(request, game_id, body, authenticated(request), lang)
+                def move_and_answer(raw: bytes) -> dict[str, Any] | None:
+                    user = authenticated(request)  # credentials first: without them, nothing is parsed
+                    move = _parse_move(raw)
+                    if move is None:
+                        return None
+                    return play.move_answer(request, game_id, move, user, lang)
 
-                answer = await portal.offload(move_and_answer, move)
+                answer = await portal.offload(move_and_answer, body)
+                if answer is None:  # FastAPI says what is wrong with the body (the user is remembered)
+                    del scope["fastapi"], scope["path_params"]  # FastAPI routes it as it always does
+                    await self.app(scope, receive, send)
+                    return
                 await portal.hub.flushed()  # as `play.submit`: other processes hear of the move first
                 response = JSONBody(answer)
         except StoreError as exc:
@@ -161,8 +168,9 @@ def _content_type(scope: Scope) -> bytes | None:
 
 
 def _parse_move(body: bytes) -> Move | None:
+    """The move, if ``body`` is a well-formed one; else None (FastAPI answers it, too deep included)."""
     try:
-        data = json.loads(body)
+        data = jsonread.loads(body)
     except ValueError:
         return None
     if not isinstance(data, dict):

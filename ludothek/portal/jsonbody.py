@@ -9,6 +9,9 @@ load, 27 Nov 2026); orjson does the same work in about a seventh of the time
 The bytes are the ones Starlette's `JSONResponse` writes for the same data (compact separators,
 UTF-8 rather than ``\\u`` escapes, dictionary keys that are not strings written as strings), so
 clients see no difference; `tests/portal/test_jsonbody.py` compares the two on every game's answers.
+
+`loads` reads with `ludothek.engine.jsonread` (nesting bounded, never a `RecursionError`), as every
+place that reads JSON from a client does (request bodies: `ludothek.portal.jsonroute`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 
 import orjson
 from starlette.responses import JSONResponse
+
+from ludothek.engine import jsonread
 
 #: Keys such as a seat number (``{0: ...}``) become strings, as ``json.dumps`` writes them.
 OPTIONS = orjson.OPT_NON_STR_KEYS
@@ -37,11 +42,9 @@ def dumps(content: Any) -> bytes:
 
 def loads(data: str | bytes) -> Any:
     """JSON read by orjson; what it refuses but the standard library reads (an escaped lone
-    surrogate such as ``"\\ud800"``, ``NaN``) is read by the latter, so nothing readable is lost."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
+    surrogate such as ``"\\ud800"``, ``NaN``) is read by the latter, so nothing readable is lost.
+    Nested deeper than `jsonread.MAX_DEPTH`: `jsonread.TooDeep` (a `ValueError`)."""
+    return jsonread.loads(data)
 
 
 class JSONBody(JSONResponse):

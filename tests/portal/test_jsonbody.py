@@ -9,6 +9,7 @@ import pytest
 from starlette.responses import JSONResponse
 
 from ludothek import engine as eng
+from ludothek.engine import jsonread
 from ludothek.engine.conformance import random_action
 from ludothek.engine.registry import GAME_MODULES
 from ludothek.portal import jsonbody
@@ -50,6 +51,9 @@ def test_every_games_answers_encode_to_the_same_bytes(game_id: str) -> None:
     for content in answers:
         assert jsonbody.dumps(content) == _standard(content)
         assert jsonbody.JSONBody(content).body == _standard(content)
+        # What the site writes (views: up to 10 levels; records, read back on import: 4) nests far
+        # less than what it accepts from clients.
+        assert not jsonread.too_deep(content, jsonread.MAX_DEPTH // 2), content
 
 
 @pytest.mark.parametrize("content", [

@@ -38,10 +38,11 @@ from ..deps import (
     session_of,
 )
 from ..hardening import local_path
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["api"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- pages

@@ -22,10 +22,11 @@ from ludothek.texts import t
 
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, decode_cursor, encode_cursor, refusals
 from ..deps import CsrfField, GameId, api_user, check_csrf, need_user, portal_of
+from ..jsonroute import BoundedRoute
 from ..render import message_of, render
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["admin"])  # served under /api/v1 and /api (`ludothek.portal.contract.mount_api`)
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["admin"])  # served under /api/v1 and /api (`ludothek.portal.contract.mount_api`)
 
 UserId = Annotated[int, Form(ge=1, le=MAX_ID)]  # also a report's id
 

@@ -30,7 +30,7 @@ from ludothek.storage import StoreError, TooManyAttempts, UserInfo
 from ludothek.storage.models import MAX_ID
 
 from ..chat_panel import chat_context
-from ..contract import refusals
+from ..contract import Whole, refusals
 from ..deps import (
     CsrfField,
     GameId,
@@ -43,10 +43,11 @@ from ..deps import (
     need_user,
     portal_of,
 )
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 
-api = APIRouter(tags=["chat"])
-pages = APIRouter(include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["chat"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 
 MessageId = Annotated[int, Path(ge=1, le=MAX_ID, description="the chat message's id")]
 
@@ -121,9 +122,9 @@ def post(request: Request, game_id: int, user: UserInfo, text: Any) -> ChatLine:
          summary="A game's chat: the table's while it runs, everyone's once it has ended")
 async def get_chat(
     game_id: GameId, request: Request, user: MaybeUser,
-    after: Annotated[int, Query(ge=0, le=MAX_ID, description="only messages with a larger id")] = 0,
+    after: Annotated[Whole, Query(description="only messages with a larger id")] = 0,
     before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="only messages with a smaller id")] = None,
-    upto_seq: Annotated[int | None, Query(ge=0, description="only messages written at or before this move")] = None,
+    upto_seq: Annotated[Whole | None, Query(description="only messages written at or before this move")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_CHAT_PER_GAME, description="at most this many (the latest)")] = 200,
 ) -> dict[str, Any]:
     view = portal_of(request).site.chat.chat(game_id, user, after=after, before=before,

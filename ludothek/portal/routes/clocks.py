@@ -17,11 +17,12 @@ from ..apibodies import AbandonVote, VacationIn
 from ..contract import GAME_REFUSALS, refusals
 from ..deps import CsrfField, GameId, User, check_csrf, need_user, portal_of
 from ..gameview import game_summary
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect
 from .accounts import account_page
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["api"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- pages

@@ -28,6 +28,7 @@ from ludothek.services.community.history import ReplayBook, replay_seats
 from ludothek.services.community.profiles import ABOUT_MAX, LANGUAGE_CODES, MAX_LANGUAGES
 from ludothek.services.community.ratings import RatingInfo
 from ludothek.storage import BadRequest, Forbidden, GameInfo, NotFound, StoreError, UserInfo
+from ludothek.storage.models import MAX_ID
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.texts import pick, t
 
@@ -49,12 +50,13 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import breakdown_table, game_summary, log_lines
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 from . import help  # noqa: F401  (registers the ``kind`` path convertor)
 from .friends import profile_social
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["community"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["community"])
 
 SPEEDS = (("0.5", "speed_fast"), ("1", "speed_normal"), ("2", "speed_slow"))
 
@@ -490,7 +492,7 @@ def imported_names_or_default(book: ReplayBook, lang: str) -> list[str]:
 @api.get("/games/{game_id}/log/page", response_model=LogPage,
          summary="One page of the game log, numbered by the game's move numbers")
 def log_page(game_id: GameId, request: Request, user: MaybeUser, lang: Lang = None,
-             before: Annotated[int | None, Query(ge=1, description="only entries numbered below this")] = None,
+             before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="only entries numbered below this")] = None,
              limit: Annotated[int, Query(ge=1, le=500, description="at most this many lines")] = 100) -> LogPage:
     site = portal_of(request).site
     info = site.games.game(game_id)

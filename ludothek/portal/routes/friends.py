@@ -22,10 +22,11 @@ from ludothek.texts import t, tn
 
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, Page, paginate, refusals
 from ..deps import CsrfField, User, check_csrf, need_user, portal_of
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 
-api = APIRouter(tags=["friends"])
-pages = APIRouter(include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["friends"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 
 Name = Annotated[str, Path(min_length=1, max_length=40, description="a user name (any case)")]
 

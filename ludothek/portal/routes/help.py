@@ -26,6 +26,7 @@ from ludothek.texts import pick as pick_text
 
 from ..deps import current_user, lang_of, portal_of
 from ..gameview import game_summary
+from ..jsonroute import BoundedRoute
 from ..render import render
 
 #: A line of its own that separates a section's short version from its long version.
@@ -48,7 +49,7 @@ class GameKindConvertor(Convertor[str]):
 
 register_url_convertor("kind", GameKindConvertor())
 
-pages = APIRouter(include_in_schema=False)
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 
 
 @dataclass(frozen=True)

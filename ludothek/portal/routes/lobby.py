@@ -33,10 +33,11 @@ from ..deps import (
     portal_of,
 )
 from ..gameview import game_summary
+from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["api"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- pages

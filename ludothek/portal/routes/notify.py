@@ -40,12 +40,13 @@ from ..deps import (
     session_of,
 )
 from ..gameview import game_summary
+from ..jsonroute import BoundedRoute
 from ..live.sockets import relay
 from ..render import message_of, redirect, render
 from .accounts import account_page
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["notifications"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["notifications"])
 
 
 def links_of(request: Any) -> MailLinks:

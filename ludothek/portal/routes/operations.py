@@ -11,9 +11,10 @@ from sqlalchemy import text
 
 from ..contract import refusals
 from ..deps import client_address, portal_of
+from ..jsonroute import BoundedRoute
 from ..observe import address_allowed
 
-router = APIRouter(tags=["operations"])
+router = APIRouter(route_class=BoundedRoute, tags=["operations"])
 
 
 class Health(BaseModel):

@@ -39,11 +39,12 @@ from ..deps import (
 )
 from ..gameview import breakdown_table, game_summary, log_lines, seat_context
 from ..jsonbody import JSONBody
+from ..jsonroute import BoundedRoute
 from ..pickers import board_pickers
 from ..render import duration_text, message_of, redirect, render
 
-pages = APIRouter(include_in_schema=False)
-api = APIRouter(tags=["api"])
+pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- the game page

@@ -35,7 +35,7 @@ from ludothek.storage.database import Database
 from ludothek.storage.errors import BadRequest, Conflict, Forbidden, NotFound
 from ludothek.storage.games import Games
 from ludothek.storage.info import GameInfo, UserInfo, aware
-from ludothek.storage.models import ChatMessage, ChatReport, GameRow, User, utcnow
+from ludothek.storage.models import MAX_ID, ChatMessage, ChatReport, GameRow, User, utcnow
 from ludothek.storage.text import check_text
 
 #: The longest message, in characters (after control characters are taken out).
@@ -214,6 +214,11 @@ class Chat:
     def _chat_view(self, info: GameInfo, access: str, viewer_id: int | None, after: int = 0,
                    before: int | None = None, upto_seq: int | None = None, limit: int = 200) -> ChatView:
         limit = max(1, min(int(limit), MAX_CHAT_PER_GAME))
+        # Bounds a column can compare with (int4 on PostgreSQL: a larger number is a driver's error, not
+        # an empty answer); the routes' schema refuses them already, this keeps every caller safe.
+        after = max(0, min(after, MAX_ID))  # no id is larger than MAX_ID
+        before = None if before is not None and before > MAX_ID else before  # every id is smaller
+        upto_seq = None if upto_seq is not None and upto_seq > MAX_ID else upto_seq  # every move is earlier
         with self.db.engine.begin() as conn:
             hidden_authors = blocked_by(conn, viewer_id) if viewer_id is not None else set()
             where = (ChatMessage.game_id == info.id) & (ChatMessage.id > after)

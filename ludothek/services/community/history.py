@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ludothek import engine as eng
-from ludothek.engine import CHANCE, UNDO, IllegalAction, State
+from ludothek.engine import CHANCE, UNDO, IllegalAction, State, jsonread
 from ludothek.services.play import Play
 from ludothek.services.tracked import LogEntry, Tracked, undone_rows
 from ludothek.storage.database import Database
@@ -334,7 +334,9 @@ class History:
         the database.
         """
         try:
-            parsed = json.loads(record) if isinstance(record, (str, bytes)) else record
+            parsed = jsonread.loads(record) if isinstance(record, (str, bytes)) else record
+        except jsonread.TooDeep as exc:
+            raise BadRecord(f"the record is not valid JSON: {exc}", code_key="json_too_deep", limit=exc.limit) from None
         except ValueError as exc:
             raise BadRecord(f"the record is not valid JSON: {exc}", code_key="bad_record_json", reason=str(exc)) from None
         if not isinstance(parsed, dict):
