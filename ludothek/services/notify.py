@@ -17,7 +17,8 @@ makes every outstanding reset link stale (the used one included).
 When a verified address is replaced or removed, the old address is told,
 with a link that undoes the change once within a few days (`EmailChange`):
 the old address comes back, every session and token ends, the password is
-locked, and a reset link goes to the old address.
+locked, and a reset link goes to the old address.  Undoing a change spends
+the links of the later changes, never of earlier ones.
 """
 
 from __future__ import annotations
@@ -214,8 +215,12 @@ class Notify:
 
     def undo_email_change(self, user_id: int, change_id: int, now: datetime | None = None) -> str:
         """The link in an address-change notice: restore the old address, end every credential, lock the
-        password and send a reset link to the old address.  Once, and only while the account's address
-        is still the one the change set (a later change or an undo makes older links stale).
+        password and send a reset link to the old address.
+
+        Once per change.  Undoing a change also spends the links of every later change of the account,
+        but not those of earlier ones: whoever changed the address twice (A to B to C) cannot keep A's
+        owner out by undoing the second change, since A's link still undoes the first (and then C's
+        and B's links are spent).
         """
         now = now or utcnow()
         with self.db.engine.begin() as conn:
@@ -226,12 +231,9 @@ class Notify:
             if claimed != 1:
                 raise LinkRefused("this link was used already", code_key="link_used")
             change = conn.execute(select(EmailChange).where(EmailChange.id == change_id)).one()
-            current = conn.execute(select(UserEmail.address).where(UserEmail.user_id == user_id)).scalar()
-            if current != change.new_address:
-                raise LinkRefused("this link no longer fits: the address has changed again",
-                                  code_key="link_stale")
-            conn.execute(update(EmailChange).where(EmailChange.user_id == user_id, EmailChange.used_at.is_(None))
-                         .values(used_at=now))
+            conn.execute(update(EmailChange).where(
+                EmailChange.user_id == user_id, EmailChange.id > change_id, EmailChange.used_at.is_(None),
+            ).values(used_at=now))
             conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
                 address=change.old_address, verified_at=now, pending=None, pending_since=None))
             raise_generation(conn, user_id, password_hash=LOCKED_PASSWORD)

@@ -216,8 +216,8 @@ class UserEmail(Base):
 class EmailChange(Base):
     """A verified address was replaced or removed: the notice to ``old_address`` can undo it, once.
 
-    Undoing is allowed only while the account's address is still ``new_address`` (NULL: removed) and
-    the row is unused; it restores the old address and ends every credential (``Notify.undo_email_change``).
+    ``new_address`` NULL: removed.  Undoing (once: ``used_at``) restores the old address, ends every
+    credential and spends the later changes' rows (``Notify.undo_email_change``).
     """
 
     __tablename__ = "email_changes"

@@ -189,10 +189,10 @@ def _undo(request: Request, token: str) -> tuple[UserInfo | None, str]:
 def undo_page(request: Request, token: str) -> Response:
     """A page with one button: a link scanner's GET must not undo anything."""
     try:
-        links_of(request).check(token, "undo")
+        data = links_of(request).check(token, "undo")
     except StoreError as exc:
         return refused_link(request, exc)
-    lang = lang_of(request, current_user(request))
+    lang = lang_of(request, portal_of(request).site.accounts.user(data["u"]))
     return link_page(request, t("undo_title", lang), question=t("undo_question", lang),
                      form_action=f"/mail/undo/{token}", button=t("undo_confirm", lang), button_id="undo")
 
@@ -202,11 +202,11 @@ def undo(request: Request, token: str) -> Response:
     """The button (no login, no CSRF field: the signed token is the authority, and it can only ever
     give its own account's address back and end that account's logins)."""
     try:
-        _, address = _undo(request, token)
+        user, address = _undo(request, token)
     except StoreError as exc:
         return refused_link(request, exc)
     wake_sender(request)  # the reset link to the restored address
-    lang = lang_of(request)
+    lang = lang_of(request, user)
     return link_page(request, t("undo_title", lang), notice=t("undo_done", lang, address=address))
 
 
