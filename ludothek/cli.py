@@ -407,7 +407,7 @@ def worker(db: str | None, interval: float) -> int:
 
     # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
-    mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url))
+    mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
     runner = Runner([ClockJob(site), mail], interval=interval)
     print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
     try:

@@ -59,6 +59,14 @@ class PasswordChange(BaseModel):
     new: str = Field(min_length=MIN_PASSWORD, max_length=200, description="the new password")
 
 
+class PasswordConfirm(BaseModel):
+    """The current password, which sensitive changes ask for (a stolen session alone is not enough)."""
+
+    model_config = STRICT
+
+    password: str = Field(max_length=200, description="my current password (guests have none: leave it out)")
+
+
 class SeatSpec(BaseModel):
     model_config = STRICT
 

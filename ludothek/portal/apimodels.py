@@ -202,6 +202,10 @@ class VerifiedOut(BaseModel):
     verified: bool
 
 
+class UndoOut(BaseModel):
+    address: str = Field(description="the address that is the account's again; a reset link is on its way to it")
+
+
 class AcceptedOut(BaseModel):
     detail: str
 

@@ -133,7 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Moves stored by other processes (bot workers) reach this process's sockets through the database.
         portal.dbwatch = DatabaseWatch(site, hub, settings.db_watch_interval)
         site.listeners.append(portal.dbwatch.on_event)
-    portal.links = MailLinks(secret, settings.base_url)
+    portal.links = MailLinks(secret, settings.base_url, settings.email_undo_days)
     mail_job = make_mail_job(settings, site, portal.links)
     if settings.mail_interval > 0:
         # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.

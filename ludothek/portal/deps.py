@@ -143,13 +143,18 @@ def credential_of(request: Request) -> Credential:
     return Credential(session=session_of(request).sid)
 
 
-def log_in(request: Request, user: UserInfo) -> None:
-    """Start a new server-side session for ``user`` in this browser (ending the one it had)."""
+def log_in(request: Request, user: UserInfo, gen: int | None = None) -> None:
+    """Start a new server-side session for ``user`` in this browser (ending the one it had).
+
+    ``gen``: the credentials generation read with the password the login checked; the session is
+    created only if it is still current (`ludothek.services.sessions.claim_user`).
+    """
     site = portal_of(request).site
     session = session_of(request)
+    new_sid = site.sessions.open_session(user.id, gen)
     if session.sid is not None:
         site.sessions.end_session(session.sid)
-    session.sid = site.sessions.open_session(user.id)
+    session.sid = new_sid
     session.lang = user.lang
     session.csrf = new_csrf()  # a new CSRF secret with every login
     session.dirty = True

@@ -45,6 +45,8 @@ class Settings:
     hot_path: bool = True
     #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
     limit_rules: dict[str, str] = field(default_factory=dict)
+    #: Days during which the notice sent to a replaced or removed e-mail address can undo the change.
+    email_undo_days: int = 7
     #: Password hashes at once per process, and how many may wait for one (past that: 429).
     hash_concurrency: int = 1
     hash_queue: int = 8

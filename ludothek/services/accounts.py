@@ -32,6 +32,14 @@ NAME_RE = re.compile(r"^[A-Za-z0-9ÄÖÜäöüß_.\-]{3,20}$")
 GUEST_NAME_RE = re.compile(r"^guest-", re.IGNORECASE)
 MIN_PASSWORD = 8
 GUEST_LIFETIME = timedelta(hours=24)
+#: The password hash of an account whose address change was undone (`Notify.undo_email_change`): no
+#: password matches it (it is no argon2 hash), so only a reset link sets a new one.
+LOCKED_PASSWORD = "!locked"
+
+
+def usable_hash(pw_hash: str | None) -> bool:
+    """Whether a stored hash can match a password at all (guests have none, undone changes lock it)."""
+    return pw_hash is not None and not pw_hash.startswith("!")
 
 
 def user_info(u: Any) -> UserInfo:
@@ -127,12 +135,21 @@ class Accounts:
 
     def authenticate(self, name: str, password: str) -> UserInfo:
         """The user with this name and password; `Unauthorized` otherwise (same message either way)."""
+        return self.check_login(name, password)[0]
+
+    def check_login(self, name: str, password: str) -> tuple[UserInfo, int]:
+        """The user with this name and password, and the credentials generation read with the hash.
+
+        A session or token made from this check must be created with that generation
+        (`Sessions.open_session`, `Sessions.create_token`): if the password changed meanwhile, the
+        creation is refused, so a login that checked the old password never outlives the change.
+        """
         check_text(name, "the user name", 40)
         check_text(password, "the password", 200)
         with self.db.engine.begin() as conn:
             row = conn.execute(select(User).where(User.name_key == name.lower())).first()
         refusal = Unauthorized("wrong user name or password", code_key="bad_login")
-        if row is None or row.password_hash is None:
+        if row is None or not usable_hash(row.password_hash):
             # Hash anyway so that timing does not reveal whether the name exists.
             self.hasher.hash("not a password")
             raise refusal
@@ -143,7 +160,37 @@ class Accounts:
         if row.blocked_at is not None:
             # Said only to whoever knows the password: nobody else learns that the account exists.
             raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
-        return user_info(row)
+        return user_info(row), int(row.cred_gen)
+
+    def confirm_password(self, user_id: int, password: str) -> int:
+        """Check the current password before a sensitive change; the credentials generation it had.
+
+        `Unauthorized` (``bad_current_password``) if it is wrong; a guest has none to give
+        (`BadRequest`, ``guest_password``): the routes decide what a guest may do without one.
+        """
+        check_text(password, "the password", 200)
+        with self.db.engine.begin() as conn:
+            row = conn.execute(select(User.password_hash, User.cred_gen, User.is_guest)
+                               .where(User.id == user_id)).first()
+        if row is None:
+            raise NotFound("no such user")
+        if row.is_guest:
+            raise BadRequest("a guest account has no password; make it a real account first",
+                             code_key="guest_password")
+        wrong = Unauthorized("the current password is wrong", code_key="bad_current_password")
+        if not usable_hash(row.password_hash):
+            self.hasher.hash("not a password")
+            raise wrong
+        try:
+            self.hasher.verify(row.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            raise wrong from None
+        return int(row.cred_gen)
+
+    def generation(self, user_id: int) -> int | None:
+        """The user's credentials generation now (``None``: no such user)."""
+        with self.db.engine.begin() as conn:
+            return conn.execute(select(User.cred_gen).where(User.id == user_id)).scalar()
 
     def user(self, user_id: int) -> UserInfo | None:
         """The user, or ``None`` if unknown or an expired guest (remembered for a few seconds)."""

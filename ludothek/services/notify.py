@@ -7,6 +7,18 @@ another player's view, never in a log line.
 
 Verification and reset mails are limited to `MAIL_LIMIT` per user per hour,
 counted in the outbox itself (the same transaction that queues the mail).
+
+Reset links are bound to what they were sent for: the credentials generation
+(``users.cred_gen``) and the verified address at the time the reset was asked
+for travel with the link, and the link works only while both are unchanged.
+Every password change, reset and address change raises the generation, so it
+makes every outstanding reset link stale (the used one included).
+
+When a verified address is replaced or removed, the old address is told,
+with a link that undoes the change once within a few days (`EmailChange`):
+the old address comes back, every session and token ends, the password is
+locked, and a reset link goes to the old address.  Undoing a change spends
+the links of the later changes, never of earlier ones.
 """
 
 from __future__ import annotations
@@ -23,13 +35,22 @@ from sqlalchemy.exc import IntegrityError
 
 from ludothek.storage.database import Database
 from ludothek.storage.errors import BadRequest, Conflict, NotFound, TooManyAttempts
-from ludothek.storage.models import NotifyPrefs, OutboxRow, SeatRow, UsedLink, User, UserEmail, utcnow
+from ludothek.storage.models import (
+    EmailChange,
+    NotifyPrefs,
+    OutboxRow,
+    SeatRow,
+    UsedLink,
+    User,
+    UserEmail,
+    utcnow,
+)
 from ludothek.storage.outbox import queue_mail
 from ludothek.storage.text import check_text
 
-from .accounts import check_password
+from .accounts import LOCKED_PASSWORD, check_password
 from .runtime import UserCache
-from .sessions import Sessions
+from .sessions import Sessions, end_credentials, raise_generation
 
 #: Verification and reset mails a user can cause per hour.
 MAIL_LIMIT = 5
@@ -43,6 +64,17 @@ class EmailInfo:
 
     address: str | None  # verified: mail goes here
     pending: str | None  # waiting for its verification link
+
+
+@dataclass(frozen=True)
+class ChangeInfo:
+    """A replaced or removed verified address (`EmailChange`), as its notice mail needs it."""
+
+    id: int
+    user_id: int
+    old_address: str
+    new_address: str | None  # None: removed
+    used: bool
 
 
 @dataclass(frozen=True)
@@ -135,7 +167,11 @@ class Notify:
             )
 
     def verify_email(self, user_id: int, address: str, nonce: str, now: datetime | None = None) -> str:
-        """Open a verification link: its address becomes the one mail goes to (once)."""
+        """Open a verification link: its address becomes the one mail goes to (once).
+
+        If it replaces another verified address, that address is told (with an undo link) and every
+        outstanding reset link becomes stale.
+        """
         now = now or utcnow()
         with self.db.engine.begin() as conn:
             self._use_nonce(conn, nonce, now)  # rolled back with everything else if the link does not fit
@@ -145,12 +181,67 @@ class Notify:
                                   code_key="link_stale")
             conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
                 address=address, verified_at=now, pending=None, pending_since=None))
+            if row.address != address:
+                self._address_changed(conn, user_id, row.address, address, now)
         return address
 
-    def remove_email(self, user_id: int) -> None:
+    def remove_email(self, user_id: int, now: datetime | None = None) -> None:
+        """Remove the address (verified and pending); a verified one is told, with an undo link."""
+        now = now or utcnow()
         with self.db.engine.begin() as conn:
+            old = conn.execute(select(UserEmail.address).where(UserEmail.user_id == user_id)).scalar()
             conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
                 address=None, verified_at=None, pending=None, pending_since=None))
+            if old is not None:
+                self._address_changed(conn, user_id, old, None, now)
+
+    @staticmethod
+    def _address_changed(conn: Connection, user_id: int, old: str | None, new: str | None, now: datetime) -> None:
+        """The verified address changed: reset links go stale, and the old address gets a notice."""
+        raise_generation(conn, user_id)
+        if old is None:
+            return
+        change_id = conn.execute(insert(EmailChange).values(
+            user_id=user_id, old_address=old, new_address=new, created_at=now).returning(EmailChange.id)
+        ).scalar_one()
+        queue_mail(conn, user_id, "email_changed", {"change": change_id}, now=now)
+
+    def email_change(self, change_id: int) -> ChangeInfo | None:
+        """A recorded address change (what its notice mail says, whether it was undone)."""
+        with self.db.engine.begin() as conn:
+            row = conn.execute(select(EmailChange).where(EmailChange.id == change_id)).first()
+        return None if row is None else ChangeInfo(row.id, row.user_id, row.old_address, row.new_address,
+                                                     row.used_at is not None)
+
+    def undo_email_change(self, user_id: int, change_id: int, now: datetime | None = None) -> str:
+        """The link in an address-change notice: restore the old address, end every credential, lock the
+        password and send a reset link to the old address.
+
+        Once per change.  Undoing a change also spends the links of every later change of the account,
+        but not those of earlier ones: whoever changed the address twice (A to B to C) cannot keep A's
+        owner out by undoing the second change, since A's link still undoes the first (and then C's
+        and B's links are spent).
+        """
+        now = now or utcnow()
+        with self.db.engine.begin() as conn:
+            # A write first: it claims the row (and SQLite's write lock) before anything is compared.
+            claimed = conn.execute(update(EmailChange).where(
+                EmailChange.id == change_id, EmailChange.user_id == user_id, EmailChange.used_at.is_(None),
+            ).values(used_at=now)).rowcount
+            if claimed != 1:
+                raise LinkRefused("this link was used already", code_key="link_used")
+            change = conn.execute(select(EmailChange).where(EmailChange.id == change_id)).one()
+            conn.execute(update(EmailChange).where(
+                EmailChange.user_id == user_id, EmailChange.id > change_id, EmailChange.used_at.is_(None),
+            ).values(used_at=now))
+            conn.execute(update(UserEmail).where(UserEmail.user_id == user_id).values(
+                address=change.old_address, verified_at=now, pending=None, pending_since=None))
+            raise_generation(conn, user_id, password_hash=LOCKED_PASSWORD)
+            gen = conn.execute(select(User.cred_gen).where(User.id == user_id)).scalar_one()
+            end_credentials(conn, user_id)
+            queue_mail(conn, user_id, "reset", {"gen": gen, "address": change.old_address}, now=now)
+        self.users.forget(user_id)
+        return str(change.old_address)
 
     @staticmethod
     def _use_nonce(conn: Connection, nonce: str, now: datetime) -> None:
@@ -247,7 +338,7 @@ class Notify:
         key = who.strip().lower()
         with self.db.engine.begin() as conn:
             row = conn.execute(
-                select(User.id).join(UserEmail, UserEmail.user_id == User.id).where(
+                select(User.id, User.cred_gen, UserEmail.address).join(UserEmail, UserEmail.user_id == User.id).where(
                     UserEmail.address.is_not(None),
                     (User.name_key == key) | (func.lower(UserEmail.address) == key),
                 ).limit(1)
@@ -258,19 +349,33 @@ class Notify:
                 self._check_mail_rate(conn, row.id, now)
             except TooManyAttempts:
                 return
-            queue_mail(conn, row.id, "reset", {}, now=now)
+            # The link is made when the mail is sent, bound to these two (see `reset_password`).
+            queue_mail(conn, row.id, "reset", {"gen": row.cred_gen, "address": row.address}, now=now)
 
-    def reset_password(self, user_id: int, nonce: str, new: str, now: datetime | None = None) -> None:
-        """Set a new password from a reset link (once); every session and token of the user ends."""
+    def reset_password(self, user_id: int, nonce: str, new: str, gen: Any, address: Any,
+                       now: datetime | None = None) -> None:
+        """Set a new password from a reset link (once); every session and token of the user ends.
+
+        ``gen`` and ``address`` come from the signed link: it works only while the account's
+        credentials generation and verified address are still those it was sent for.  Using it raises
+        the generation, so no other reset link works afterwards.
+        """
         check_password(new)
+        stale = LinkRefused("this link no longer fits (the password or the address has changed since it "
+                            "was sent); ask for a new one", code_key="link_stale")
+        if isinstance(gen, bool) or not isinstance(gen, int) or not isinstance(address, str):
+            raise stale  # a link made before links were bound to the generation and address
         pw_hash = self.hasher.hash(new)
         now = now or utcnow()
         with self.db.engine.begin() as conn:
-            if conn.execute(select(User.id).where(User.id == user_id, User.is_guest.is_(False))).first() is None:
-                raise LinkRefused("this link is for an account that no longer exists", code_key="link_stale")
-            self._use_nonce(conn, nonce, now)
-            conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
-        self.sessions.end_sessions(user_id)
+            self._use_nonce(conn, nonce, now)  # a write first: the transaction holds the write lock from here
+            changed = conn.execute(update(User).where(
+                User.id == user_id, User.is_guest.is_(False), User.cred_gen == gen,
+            ).values(password_hash=pw_hash, cred_gen=User.cred_gen + 1)).rowcount
+            current = conn.execute(select(UserEmail.address).where(UserEmail.user_id == user_id)).scalar()
+            if changed != 1 or current != address:
+                raise stale
+            end_credentials(conn, user_id)
         self.users.forget(user_id)
 
     # ------------------------------------------------------------------ what waits for a user

@@ -14,7 +14,8 @@ Other code queues mail (`ludothek.storage.outbox`) with::
         queue_mail(conn, user_id, "reminder", {"deadline": "..."}, game_id=gid)
 
 ``kind`` names the mail: ``turn``, ``digest``, ``invite``, ``ended``,
-``verify``, ``reset``, or ``reminder`` (time runs out: pass ``game_id``, the
+``verify``, ``reset``, ``email_changed`` (to the replaced address, payload
+``{"change": id}``), or ``reminder`` (time runs out: pass ``game_id``, the
 game's current ``seq`` and ``{"deadline": <ISO 8601 time>}``; it is skipped
 if the player has moved meanwhile or wants no turn mails).  A new kind needs
 a branch in `ludothek.workers.mail_compose.Composer`.  ``payload`` is small

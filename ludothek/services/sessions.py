@@ -12,6 +12,17 @@ credential valid.
 Logging out ends the one session; changing the password ends every other
 session and token; "log out everywhere" ends them all; converting a guest
 ends every credential issued to the guest; deleting a user deletes its rows.
+
+Credentials generations (``users.cred_gen``): a login reads the generation
+with the password hash it checks (`Accounts.check_login`), and the
+transaction that creates its session or token first claims the user's row
+on the condition that the generation is still that value (`claim_user`).
+A password change or reset raises the generation and ends the other
+credentials in one transaction that claims the same row.  The two
+serialize on that row (PostgreSQL's row lock, SQLite's write lock): either
+the login's credential exists before the change and the change deletes it,
+or the login finds the generation raised and is refused like a wrong
+password.
 """
 
 from __future__ import annotations
@@ -25,15 +36,15 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from ludothek.storage.database import Database
-from ludothek.storage.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from ludothek.storage.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from ludothek.storage.info import UserInfo, aware, token_hash
 from ludothek.storage.models import ApiToken, SessionRow, User, utcnow
 from ludothek.storage.text import check_text
 
-from .accounts import Accounts, check_password
+from .accounts import Accounts, check_password, usable_hash
 from .runtime import UserCache
 
 #: A browser session lasts this long from login (the cookie's max-age says the same).
@@ -65,6 +76,45 @@ class Credential:
     token: str | None = None  # the API token
 
 
+def claim_user(conn: Connection, user_id: int, gen: int | None) -> None:
+    """Hold the user's row for this transaction, if the account is not blocked and (given ``gen``) its
+    credentials generation is still ``gen``; otherwise refuse, and the transaction creates nothing.
+
+    A write that changes nothing (``cred_gen = cred_gen``), so that it takes the row lock on PostgreSQL
+    and the write lock on SQLite before the generation is compared: a concurrent password change either
+    finished before (the generation differs: refused) or waits for this transaction (and then ends
+    what it created).
+    """
+    stmt = update(User).where(User.id == user_id, User.blocked_at.is_(None)).values(cred_gen=User.cred_gen)
+    if gen is not None:
+        stmt = stmt.where(User.cred_gen == gen)
+    if conn.execute(stmt).rowcount == 1:
+        return
+    if conn.execute(select(User.blocked_at).where(User.id == user_id)).scalar() is not None:
+        raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
+    # The password it checked is no longer the password (or the account is gone): a failed login.
+    raise Unauthorized("wrong user name or password", code_key="bad_login")
+
+
+def raise_generation(conn: Connection, user_id: int, **values: Any) -> int:
+    """Raise the user's credentials generation (with ``values`` for the row); rows changed (0 or 1)."""
+    res = conn.execute(update(User).where(User.id == user_id).values(cred_gen=User.cred_gen + 1, **values))
+    return res.rowcount or 0
+
+
+def end_credentials(conn: Connection, user_id: int, keep: Credential | None = None) -> None:
+    """Delete every session and token of the user except ``keep``, inside the caller's transaction."""
+    keep = keep or Credential()
+    sessions = delete(SessionRow).where(SessionRow.user_id == user_id)
+    if keep.session is not None:
+        sessions = sessions.where(SessionRow.key_hash != token_hash(keep.session))
+    conn.execute(sessions)
+    tokens = delete(ApiToken).where(ApiToken.user_id == user_id)
+    if keep.token is not None:
+        tokens = tokens.where(ApiToken.token_hash != token_hash(keep.token))
+    conn.execute(tokens)
+
+
 class Sessions:
     """Browser sessions and API tokens, checked fresh on every request."""
 
@@ -88,19 +138,17 @@ class Sessions:
             value = datetime.fromisoformat(value)
         return aware(value)
 
-    def _refuse_blocked(self, user_id: int) -> None:
-        """No new session or token for a blocked account (`ludothek.services.admin`)."""
-        with self.db.engine.begin() as conn:
-            if conn.execute(select(User.blocked_at).where(User.id == user_id)).scalar() is not None:
-                raise Forbidden("this account is blocked; ask the site's administrators", code_key="blocked")
-
     # ------------------------------------------------------------------ browser sessions
-    def open_session(self, user_id: int) -> str:
-        """A new session for the user; the returned secret goes into the signed cookie."""
+    def open_session(self, user_id: int, gen: int | None = None) -> str:
+        """A new session for the user; the returned secret goes into the signed cookie.
+
+        ``gen``: the credentials generation read with the password that was checked (`claim_user`);
+        ``None`` for a session that no password check led to (registration, a converted guest).
+        """
         secret = secrets.token_urlsafe(32)
         now = utcnow()
-        self._refuse_blocked(user_id)
         with self.db.engine.begin() as conn:
+            claim_user(conn, user_id, gen)
             conn.execute(
                 insert(SessionRow).values(
                     user_id=user_id, key_hash=token_hash(secret), created_at=now, expires_at=now + SESSION_LIFETIME
@@ -127,16 +175,8 @@ class Sessions:
 
     def end_sessions(self, user_id: int, keep: Credential | None = None) -> None:
         """End every browser session and revoke every API token of the user, except ``keep``."""
-        keep = keep or Credential()
         with self.db.engine.begin() as conn:
-            sessions = delete(SessionRow).where(SessionRow.user_id == user_id)
-            if keep.session is not None:
-                sessions = sessions.where(SessionRow.key_hash != token_hash(keep.session))
-            conn.execute(sessions)
-            tokens = delete(ApiToken).where(ApiToken.user_id == user_id)
-            if keep.token is not None:
-                tokens = tokens.where(ApiToken.token_hash != token_hash(keep.token))
-            conn.execute(tokens)
+            end_credentials(conn, user_id, keep)
         self.users.forget(user_id)
 
     def session_count(self, user_id: int) -> int:
@@ -154,16 +194,21 @@ class Sessions:
         return gone
 
     # ------------------------------------------------------------------ API tokens
-    def create_token(self, user_id: int, label: str = "", expires_in_days: int | None = None) -> str:
-        """A new API token; only its hash is stored, so it is shown once."""
+    def create_token(self, user_id: int, label: str = "", expires_in_days: int | None = None,
+                     gen: int | None = None) -> str:
+        """A new API token; only its hash is stored, so it is shown once.
+
+        ``gen``: as for `open_session`: the token exists only if the password it was made with is
+        still the password.
+        """
         label = check_text(str(label), "a token label", 80)
         if expires_in_days is not None and not 1 <= expires_in_days <= MAX_TOKEN_DAYS:
             raise BadRequest(f"a token expires after 1 to {MAX_TOKEN_DAYS} days", code_key="bad_expiry")
         token = "ldk_" + secrets.token_urlsafe(32)
         now = utcnow()
-        self._refuse_blocked(user_id)
         expires = now + timedelta(days=expires_in_days) if expires_in_days is not None else None
         with self.db.engine.begin() as conn:
+            claim_user(conn, user_id, gen)
             conn.execute(
                 insert(ApiToken).values(
                     user_id=user_id, token_hash=token_hash(token), label=label, created_at=now, expires_at=expires
@@ -225,20 +270,31 @@ class Sessions:
         """Set a new password after checking the current one; every other session and token ends."""
         check_password(new)
         with self.db.engine.begin() as conn:
-            row = conn.execute(select(User.password_hash).where(User.id == user_id)).first()
+            row = conn.execute(select(User.password_hash, User.cred_gen).where(User.id == user_id)).first()
         if row is None:
             raise NotFound("no such user")
         if row.password_hash is None:
             raise BadRequest("a guest account has no password; make it a real account first",
                              code_key="guest_password")
+        wrong = Unauthorized("the current password is wrong", code_key="bad_current_password")
+        check_text(current, "the password", 200)
+        if not usable_hash(row.password_hash):
+            raise wrong
         try:
-            self.hasher.verify(row.password_hash, check_text(current, "the password", 200))
+            self.hasher.verify(row.password_hash, current)
         except (VerificationError, InvalidHashError):
-            raise Unauthorized("the current password is wrong", code_key="bad_current_password") from None
+            raise wrong from None
         pw_hash = self.hasher.hash(new)
         with self.db.engine.begin() as conn:
-            conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash))
-        self.end_sessions(user_id, keep)
+            # Only if nothing changed the credentials since the check: the password checked is the one replaced.
+            changed = conn.execute(
+                update(User).where(User.id == user_id, User.cred_gen == row.cred_gen)
+                .values(password_hash=pw_hash, cred_gen=User.cred_gen + 1)
+            ).rowcount
+            if changed != 1:
+                raise Conflict("the password or address was changed meanwhile; try again", code_key="cred_changed")
+            end_credentials(conn, user_id, keep)
+        self.users.forget(user_id)
 
     def convert_guest(self, user_id: int, name: str, password: str) -> UserInfo:
         """As `Accounts.convert_guest`, and every credential the guest had ends."""

@@ -72,6 +72,10 @@ class User(Base):
     about: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: The languages the user speaks, as codes separated by commas (``de,en``); NULL: only ``lang``.
     languages: Mapped[str | None] = mapped_column(String(60), nullable=True)
+    #: Credentials generation: raised by every password change, reset and address change.  A login
+    #: creates its session or token only while this still has the value read with the password it
+    #: checked, and reset links carry it (``ludothek.services.sessions``, migration ``0012_credentials``).
+    cred_gen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ApiToken(Base):
@@ -207,6 +211,22 @@ class UserEmail(Base):
     verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     pending: Mapped[str | None] = mapped_column(String(254), nullable=True)
     pending_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class EmailChange(Base):
+    """A verified address was replaced or removed: the notice to ``old_address`` can undo it, once.
+
+    ``new_address`` NULL: removed.  Undoing (once: ``used_at``) restores the old address, ends every
+    credential and spends the later changes' rows (``Notify.undo_email_change``).
+    """
+
+    __tablename__ = "email_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    old_address: Mapped[str] = mapped_column(String(254))
+    new_address: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class NotifyPrefs(Base):

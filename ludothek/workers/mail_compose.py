@@ -68,6 +68,9 @@ class Composer:
             if not address or email.pending != address:
                 return Skip("the address is no longer waiting for confirmation")
             to = str(address)
+        elif mail.kind == "email_changed":
+            # To the address that was replaced or removed: the one that must hear of it.
+            return self._email_changed(mail, user.id, user.name, lang, now)
         else:
             if email.address is None:
                 return Skip("no verified address")
@@ -88,8 +91,7 @@ class Composer:
             parts = Parts(t("mail_verify_subject", lang), [t("mail_verify_body", lang)],
                           (t("mail_verify_link", lang), self.links.url("verify", user.id, a=to)))
         elif mail.kind == "reset":
-            parts = Parts(t("mail_reset_subject", lang), [t("mail_reset_body", lang)],
-                          (t("mail_reset_link", lang), self.links.url("reset", user.id)))
+            parts = self._reset(mail, user.id, to, lang)
         else:
             return Skip(f"unknown kind of mail {mail.kind!r}")
         if isinstance(parts, Skip):
@@ -98,6 +100,31 @@ class Composer:
         return self._message(to, user.name, lang, parts, unsubscribe, now)
 
     # ------------------------------------------------------------------ the kinds
+    def _reset(self, mail: QueuedMail, user_id: int, to: str, lang: str) -> Parts | Skip:
+        """A reset link bound to the generation and address of the request (`Notify.reset_password`)."""
+        gen = mail.payload.get("gen")
+        if gen is None:  # queued before links were bound: bind it to now
+            gen = self.site.accounts.generation(user_id)
+        elif gen != self.site.accounts.generation(user_id) or mail.payload.get("address") != to:
+            return Skip("the password or address changed since the reset was asked for")
+        return Parts(t("mail_reset_subject", lang), [t("mail_reset_body", lang)],
+                     (t("mail_reset_link", lang), self.links.url("reset", user_id, g=gen, a=to)))
+
+    def _email_changed(self, mail: QueuedMail, user_id: int, name: str, lang: str,
+                       now: datetime) -> EmailMessage | Skip:
+        change_id = mail.payload.get("change")
+        change = self.site.notify.email_change(change_id) if isinstance(change_id, int) else None
+        if change is None or change.user_id != user_id:
+            return Skip("no such address change")
+        if change.used:
+            return Skip("the change was undone already")
+        body = (t("mail_email_changed_body", lang, name=name, address=change.new_address)
+                if change.new_address is not None else t("mail_email_removed_body", lang, name=name))
+        parts = Parts(t("mail_email_changed_subject", lang),
+                      [body, t("mail_email_undo_body", lang, days=self.links.undo_days)],
+                      (t("mail_email_undo_link", lang), self.links.url("undo", user_id, c=change.id)))
+        return self._message(change.old_address, name, lang, parts, None, now)
+
     def _game(self, game_id: int | None) -> GameInfo | None:
         if game_id is None:
             return None

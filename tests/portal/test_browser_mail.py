@@ -70,6 +70,7 @@ def test_mail_links_and_live_turns(browser: Any, mail_server: tuple[str, Sink]) 
     # 1. The address, confirmed by the link in the mail.
     mara.goto(f"{base}/account")
     mara.fill("input[name=address]", "mara@example.org")
+    mara.fill("form[action='/account/email'] input[name=password]", "password-mara")  # a sensitive change
     mara.click("form[action='/account/email'] button")
     mara.wait_for_selector("#notice")
     check_page(mara, "account-mail")

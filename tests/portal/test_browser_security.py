@@ -42,10 +42,12 @@ def test_tokens_and_log_out_everywhere_on_the_account_page(browser: Any, server:
     page.goto(f"{server}/account")
     page.fill("input[name=label]", "my bot")
     page.select_option("select[name=expires_in_days]", "30")
+    page.fill("form[action='/account/tokens'] input[name=password]", "password-ida")  # a sensitive change
     page.click("form[action='/account/tokens'] button")
     page.wait_for_selector("#new-token")
     assert page.locator("#tokens li").count() == 1
     check_page(page, "account-tokens")  # fits a phone, no raw text keys
+    page.fill("#tokens li form input[name=password]", "password-ida")
     page.click("#tokens li form button")
     page.wait_for_selector("#tokens", state="detached")
     page.click("#logout-everywhere")

@@ -103,7 +103,7 @@ def test_nul_characters_are_refused(raw_client: TestClient) -> None:
     csrf = page_login(c, "bob")
     r = c.post("/login", data={"csrf": csrf, "name": "bo\x00b", "password": "password-bob"})
     assert r.status_code == 400, r.status_code
-    r = c.post("/account/tokens", data={"csrf": csrf, "label": "b\x00t"})
+    r = c.post("/account/tokens", data={"csrf": csrf, "label": "b\x00t", "password": "password-bob"})
     assert r.status_code == 400, r.status_code
     r = c.post("/new", data={"csrf": csrf, "game": "toypig", "players": "2", "seat1": "invite",
                              "seat1_name": "al\x00ice"})

@@ -211,10 +211,12 @@ def test_tokens_are_listed_and_revoked_at_once_on_every_process(any_db: str) -> 
         assert listed[1]["expires_at"] is None
         assert "token" not in mine and "token_hash" not in mine
         bob = api_user(a, "bob")
-        assert a.delete(f"/api/tokens/{mine['id']}", headers=bob).status_code == 404  # not bob's
-        assert a.delete(f"/api/tokens/{mine['id']}", headers=h).status_code == 204
+        url = f"/api/tokens/{mine['id']}"
+        assert a.request("DELETE", url, headers=bob, json={"password": "password-bob"}).status_code == 404  # not bob's
+        assert a.delete(url, headers=h).status_code == 401  # a sensitive change: it needs the password
+        assert a.request("DELETE", url, headers=h, json={"password": "password-alice"}).status_code == 204
         assert b.get("/api/me", headers=bearer(bot)).status_code == 401, "revocation waited for a cache"
-        assert a.delete(f"/api/tokens/{mine['id']}", headers=h).status_code == 404
+        assert a.request("DELETE", url, headers=h, json={"password": "password-alice"}).status_code == 404
         assert [t["label"] for t in a.get("/api/tokens", headers=h).json()["items"]] == ["api registration"]
 
 
@@ -232,6 +234,9 @@ def test_an_expired_token_is_refused(any_db: str) -> None:
 def test_tokens_on_the_account_page(client: TestClient) -> None:
     csrf = page_login(client, "alice")
     r = client.post("/account/tokens", data={"csrf": csrf, "label": "laptop bot", "expires_in_days": "90"})
+    assert r.status_code == 401 and "needs your current password" in r.text  # a stolen session is not enough
+    r = client.post("/account/tokens", data={"csrf": csrf, "label": "laptop bot", "expires_in_days": "90",
+                                             "password": "password-alice"})
     assert r.status_code == 200
     token = re.search(r'id="new-token">([^<]+)<', r.text).group(1)  # type: ignore[union-attr]
     assert client.get("/api/me", headers=bearer(token)).status_code == 200
@@ -240,7 +245,12 @@ def test_tokens_on_the_account_page(client: TestClient) -> None:
     token_id = re.search(r'data-token="(\d+)"', page).group(1)  # type: ignore[union-attr]
     r = client.post(f"/account/tokens/{token_id}/revoke", data={"csrf": "wrong"}, follow_redirects=False)
     assert r.status_code == 403
-    r = client.post(f"/account/tokens/{token_id}/revoke", data={"csrf": csrf}, follow_redirects=False)
+    r = client.post(f"/account/tokens/{token_id}/revoke", data={"csrf": csrf, "password": "wrong-password"},
+                    follow_redirects=False)
+    assert r.status_code == 401 and "current password is wrong" in r.text
+    assert client.get("/api/me", headers=bearer(token)).status_code == 200
+    r = client.post(f"/account/tokens/{token_id}/revoke", data={"csrf": csrf, "password": "password-alice"},
+                    follow_redirects=False)
     assert r.status_code == 303
     assert client.get("/api/me", headers=bearer(token)).status_code == 401
     assert "laptop bot" not in client.get("/account").text

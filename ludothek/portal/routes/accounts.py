@@ -9,18 +9,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Path, Request
+from fastapi import APIRouter, Body, Form, Path, Request
 from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
 from ludothek.services.sessions import TokenInfo
-from ludothek.storage import BadRequest, StoreError, UserInfo
+from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t
 
 from .. import apimodels as m
-from ..apibodies import Credentials, PasswordChange, Registration
+from ..apibodies import Credentials, PasswordChange, PasswordConfirm, Registration
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
 from ..deps import (
     CsrfField,
@@ -63,7 +63,8 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
     address = client_address(request)
     try:
         portal.throttle.attempt(name, address)  # counted before the check: bursts cannot slip past
-        user = portal.site.accounts.authenticate(name, password)
+        user, gen = portal.site.accounts.check_login(name, password)
+        log_in(request, user, gen)  # refused if the password changed since it was checked
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
@@ -72,7 +73,6 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
     portal.throttle.succeeded(name, address)
-    log_in(request, user)
     return redirect(request, "/")
 
 
@@ -136,6 +136,24 @@ def change_password_braked(request: Request, user: UserInfo, current: str, new: 
     portal.throttle.succeeded(user.name, address)
 
 
+def confirm_password_braked(request: Request, user: UserInfo, password: str | None) -> None:
+    """Ask for the current password before a sensitive change (address, tokens, password).
+
+    A stolen session or token alone must not be able to take the account over.  A wrong password
+    counts as a failed login for the login brake.  Guests have no password and nothing the check
+    could protect beyond what their session already is: they pass without one.
+    """
+    if user.is_guest:
+        return
+    if not password:
+        raise Unauthorized("this change needs your current password", code_key="password_needed")
+    portal = portal_of(request)
+    address = client_address(request)
+    portal.throttle.attempt(user.name, address)
+    portal.site.accounts.confirm_password(user.id, password)
+    portal.throttle.succeeded(user.name, address)
+
+
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
     site = portal_of(request).site
     used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
@@ -162,9 +180,17 @@ def convert(request: Request, csrf: CsrfField, name: Annotated[str, Form()], pas
     return redirect(request, "/account")
 
 
+def refused_page(request: Request, user: UserInfo, exc: StoreError) -> Response:
+    """The account page with the refusal (and ``Retry-After`` while the login brake holds)."""
+    response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    if exc.status == 429:
+        response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+    return response
+
+
 @pages.post("/account/tokens")
 def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] = "",
-              expires_in_days: Annotated[str, Form()] = "") -> Response:
+              expires_in_days: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "") -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
     try:
@@ -172,16 +198,22 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
     except ValueError:
         raise BadRequest("the expiry is a number of days", code_key="bad_expiry") from None
     try:
+        confirm_password_braked(request, user, password)
         token = portal_of(request).site.sessions.create_token(user.id, label, days)
     except StoreError as exc:
-        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        return refused_page(request, user, exc)
     return account_page(request, user, new_token=token)
 
 
 @pages.post("/account/tokens/{token_id}/revoke", name="revoke_token")
-def revoke_token_form(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField) -> Response:
+def revoke_token_form(request: Request, token_id: Annotated[int, Path(ge=1, le=MAX_ID)], csrf: CsrfField,
+                      password: Annotated[str, Form()] = "") -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
+    try:
+        confirm_password_braked(request, user, password)
+    except StoreError as exc:
+        return refused_page(request, user, exc)
     portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return redirect(request, "/account")
 
@@ -253,9 +285,10 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
     portal = portal_of(request)
     address = client_address(request)
     portal.throttle.attempt(body.name, address)  # counted before the check: bursts cannot slip past
-    user = portal.site.accounts.authenticate(body.name, body.password)
+    user, gen = portal.site.accounts.check_login(body.name, body.password)
+    # Created only if the password checked is still the password (a change meanwhile: 401).
+    token = portal.site.sessions.create_token(user.id, body.label, body.expires_in_days, gen=gen)
     portal.throttle.succeeded(body.name, address)
-    token = portal.site.sessions.create_token(user.id, body.label, body.expires_in_days)
     return {"token": token, "user": user_json(user)}
 
 
@@ -283,10 +316,14 @@ async def list_tokens(request: Request, user: User, limit: Limit = DEFAULT_LIMIT
     return {"items": [token_json(t) for t in page["items"]], "next_cursor": page["next_cursor"]}
 
 
-@api.delete("/tokens/{token_id}", status_code=204, summary="Revoke one of my API tokens at once")
-async def revoke_token(
-    token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User
+@api.delete("/tokens/{token_id}", status_code=204, responses=refusals(401, 429),
+            summary="Revoke one of my API tokens at once; needs my current password (guests: none)")
+def revoke_token(
+    token_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: User,
+    body: Annotated[PasswordConfirm | None, Body()] = None,
 ) -> Response:
+    """401 without the right current password (it counts as a failed login)."""
+    confirm_password_braked(request, user, body.password if body is not None else None)
     portal_of(request).site.sessions.revoke_token(user.id, token_id)
     return Response(status_code=204)
 

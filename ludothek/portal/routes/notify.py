@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Request, WebSocket
+from fastapi import APIRouter, Body, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
@@ -25,6 +25,7 @@ from ludothek.texts import t
 from ludothek.workers.mail_links import MailLinks
 
 from .. import apimodels as m
+from ..apibodies import PasswordConfirm
 from ..contract import WHOLE, refusals
 from ..deps import (
     CsrfField,
@@ -43,7 +44,7 @@ from ..gameview import game_summary
 from ..jsonroute import BoundedRoute
 from ..live.sockets import relay
 from ..render import message_of, redirect, render
-from .accounts import account_page
+from .accounts import account_page, confirm_password_braked
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 api = APIRouter(route_class=BoundedRoute, tags=["notifications"])
@@ -64,10 +65,12 @@ def wake_sender(request: Any) -> None:
 
 # ----------------------------------------------------------------------------- account page forms
 @pages.post("/account/email")
-def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]) -> Response:
+def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()],
+              password: Annotated[str, Form()] = "") -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
     try:
+        confirm_password_braked(request, user, password)  # a stolen session alone cannot move the account
         address = portal_of(request).site.notify.request_verification(user.id, address)
     except StoreError as exc:
         response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
@@ -79,10 +82,18 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
 
 
 @pages.post("/account/email/remove")
-def remove_email(request: Request, csrf: CsrfField) -> Response:
+def remove_email(request: Request, csrf: CsrfField, password: Annotated[str, Form()] = "") -> Response:
     check_csrf(request, csrf)
     user = need_user(request)
+    try:
+        confirm_password_braked(request, user, password)
+    except StoreError as exc:
+        response = account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
+        return response
     portal_of(request).site.notify.remove_email(user.id)
+    wake_sender(request)  # the notice to the removed address
     return redirect(request, "/account")
 
 
@@ -164,6 +175,42 @@ def unsubscribe(request: Request, token: str) -> Response:
     return link_page(request, t("unsub_title", lang), notice=t("unsub_done", lang, name=user.name))
 
 
+def _undo(request: Request, token: str) -> tuple[UserInfo | None, str]:
+    """Undo the address change a notice's link names; the user (for the page's language) and the address."""
+    data = links_of(request).check(token, "undo")
+    change = data.get("c")
+    if isinstance(change, bool) or not isinstance(change, int):
+        raise LinkRefused("this link is not valid (it may have been cut off or changed)", code_key="link_bad")
+    site = portal_of(request).site
+    address = site.notify.undo_email_change(data["u"], change)
+    return site.accounts.user(data["u"]), address
+
+
+@pages.get("/mail/undo/{token}", response_class=HTMLResponse)
+def undo_page(request: Request, token: str) -> Response:
+    """A page with one button: a link scanner's GET must not undo anything."""
+    try:
+        data = links_of(request).check(token, "undo")
+    except StoreError as exc:
+        return refused_link(request, exc)
+    lang = lang_of(request, portal_of(request).site.accounts.user(data["u"]))
+    return link_page(request, t("undo_title", lang), question=t("undo_question", lang),
+                     form_action=f"/mail/undo/{token}", button=t("undo_confirm", lang), button_id="undo")
+
+
+@pages.post("/mail/undo/{token}", response_class=HTMLResponse)
+def undo(request: Request, token: str) -> Response:
+    """The button (no login, no CSRF field: the signed token is the authority, and it can only ever
+    give its own account's address back and end that account's logins)."""
+    try:
+        user, address = _undo(request, token)
+    except StoreError as exc:
+        return refused_link(request, exc)
+    wake_sender(request)  # the reset link to the restored address
+    lang = lang_of(request, user)
+    return link_page(request, t("undo_title", lang), notice=t("undo_done", lang, address=address))
+
+
 @pages.get("/password-reset", response_class=HTMLResponse)
 def reset_form(request: Request) -> Response:
     return render(request, "password_reset.html", current_user(request), mode="ask")
@@ -196,7 +243,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
     except StoreError as exc:
         return refused_link(request, exc)
     try:
-        site.notify.reset_password(data["u"], data["n"], password)
+        site.notify.reset_password(data["u"], data["n"], password, data.get("g"), data.get("a"))
     except LinkRefused as exc:
         return refused_link(request, exc)
     except StoreError as exc:
@@ -213,6 +260,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
 # ----------------------------------------------------------------------------- JSON API
 class EmailIn(BaseModel):
     address: str = Field(max_length=254, description="the new address; a confirmation link goes to it")
+    password: str = Field(default="", max_length=200, description="my current password (required)")
 
 
 class PrefsIn(BaseModel):
@@ -260,15 +308,22 @@ def put_notifications(request: Request, body: PrefsIn, user: User) -> dict[str, 
           summary="Set my e-mail address: it counts once the link in the confirmation mail is opened (48 h). "
                   "At most 5 verification or reset mails an hour (429 beyond).")
 def post_email(request: Request, body: EmailIn, user: User) -> dict[str, Any]:
+    """401 without the right current password (it counts as a failed login)."""
+    confirm_password_braked(request, user, body.password)
     site = portal_of(request).site
     site.notify.request_verification(user.id, body.address)
     wake_sender(request)
     return notifications_json(site, user.id)
 
 
-@api.delete("/me/email", status_code=204, summary="Remove my e-mail address")
-def delete_email(request: Request, user: User) -> Response:
+@api.delete("/me/email", status_code=204, responses=refusals(401, 429),
+            summary="Remove my e-mail address (needs my current password; the address is told, with a "
+                    "link that undoes the removal)")
+def delete_email(request: Request, user: User, body: Annotated[PasswordConfirm | None, Body()] = None) -> Response:
+    """401 without the right current password (it counts as a failed login)."""
+    confirm_password_braked(request, user, body.password if body is not None else None)
     portal_of(request).site.notify.remove_email(user.id)
+    wake_sender(request)
     return Response(status_code=204)
 
 
@@ -277,6 +332,15 @@ def api_verify(request: Request, body: TokenIn) -> dict[str, Any]:
     data = links_of(request).check(body.token, "verify")
     portal_of(request).site.notify.verify_email(data["u"], str(data.get("a")), data["n"])
     return {"verified": True}
+
+
+@api.post("/mail/undo", response_model=m.UndoOut, responses=refusals(400),
+          summary="Undo an address change with the token from the notice sent to the old address (single use): "
+                  "the old address comes back, every session and token ends, and a reset link goes to it")
+def api_undo(request: Request, body: TokenIn) -> dict[str, Any]:
+    _, address = _undo(request, body.token)
+    wake_sender(request)
+    return {"address": address}
 
 
 @api.post("/mail/unsubscribe", response_model=m.PrefsOut, summary="Unsubscribe from every notification with a mail's token (no login)")
@@ -299,7 +363,7 @@ def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
           summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
 def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     data = links_of(request).check(body.token, "reset")
-    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password)
+    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password, data.get("g"), data.get("a"))
     return Response(status_code=204)
 
 
