@@ -115,7 +115,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # in a namespace of this deployment's own (its signing secret and database).
     namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
     limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
-                        enabled=settings.rate_limits, namespace=namespace)
+                        enabled=settings.rate_limits, namespace=namespace,
+                        redis_timeout=settings.redis_timeout, redis_retry=settings.redis_retry)
     portal = Portal(settings, site, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
     site.listeners.append(turn_listener(site, hub))

@@ -43,6 +43,10 @@ class Settings:
     rate_limits: bool = True
     #: The requests of every move bypass FastAPI's routing (`ludothek.portal.hotpath`; off: tests compare).
     hot_path: bool = True
+    #: Seconds the rate limits wait for Redis before counting in this process instead (Redis down or hung).
+    redis_timeout: float = 1.0
+    #: Seconds between tries of a Redis that failed, for the rate limits (meanwhile: this process's counts).
+    redis_retry: float = 5.0
     #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
     limit_rules: dict[str, str] = field(default_factory=dict)
     #: Password hashes at once per process, and how many may wait for one (past that: 429).

@@ -232,6 +232,8 @@ class RedisHub(Hub):
         #: Messages handed to the publisher thread and not yet sent by it (the loop waits for them
         #: before it publishes again, so that the process's messages keep their order).
         self._thread_unsent = 0
+        #: The publisher thread's last try failed (an outage is logged once, not once per message).
+        self._publish_failing = False
 
     def _send(self, data: str) -> None:
         """Queue one message: for the event loop's connection in a server, else for the publisher thread."""
@@ -372,8 +374,15 @@ class RedisHub(Hub):
                     # subscribed reads and decodes one message instead of one per update.
                     self._pub.publish(self.channel, messages[0] if len(messages) == 1
                                       else "[" + ",".join(messages) + "]")
-                except Exception:  # the moves are stored; the pages notice on their next fetch
-                    log.warning("could not publish %d live message(s) to Redis", len(messages), exc_info=True)
+                except Exception as exc:  # the moves are stored; the pages notice on their next fetch
+                    if not self._publish_failing:  # once per outage, not once per move
+                        log.warning("could not publish live messages to Redis (%s: %s); they are lost until "
+                                    "it is back", type(exc).__name__, exc)
+                    self._publish_failing = True
+                else:
+                    if self._publish_failing:
+                        log.warning("live messages reach Redis again")
+                    self._publish_failing = False
                 self._mark_sent(len(messages))
             if last:
                 return
