@@ -99,7 +99,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     site.lobby.lobby_per_creator = settings.lobby_per_creator
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
-    hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
+    hub: Hub = (RedisHub(settings.redis_url, deployment=secret, reconnect_min=settings.live_resubscribe_min,
+                         reconnect_max=settings.live_resubscribe_max) if settings.redis_url else Hub())
     site.listeners.append(hub.publish)
     # Bots think in worker processes of their own (`ludothek.portal.botprocs`, started by `serve`);
     # only tests and embedders play them in a thread here.
@@ -124,6 +125,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)
     site.listeners.append(portal.metrics.on_event)
+    if isinstance(hub, RedisHub):
+        # After Redis comes back, the sockets hear of what moved meanwhile from the database.
+        hub.on_resubscribed = DatabaseWatch(site, hub, 0).catch_up
     if not settings.redis_url and settings.db_watch_interval > 0:
         # Moves stored by other processes (bot workers) reach this process's sockets through the database.
         portal.dbwatch = DatabaseWatch(site, hub, settings.db_watch_interval)

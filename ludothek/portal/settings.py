@@ -43,6 +43,10 @@ class Settings:
     rate_limits: bool = True
     #: The requests of every move bypass FastAPI's routing (`ludothek.portal.hotpath`; off: tests compare).
     hot_path: bool = True
+    #: Seconds before the live hub subscribes to Redis again after losing it, doubling from the first
+    #: to the second (each shortened by a random part): a restarted Redis is heard within about the second.
+    live_resubscribe_min: float = 0.1
+    live_resubscribe_max: float = 2.0
     #: Seconds the rate limits wait for Redis before counting in this process instead (Redis down or hung).
     redis_timeout: float = 1.0
     #: Seconds between tries of a Redis that failed, for the rate limits (meanwhile: this process's counts).

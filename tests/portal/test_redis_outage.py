@@ -6,9 +6,12 @@ which it stops and starts; the shared Redis on 6379 is never touched.
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -16,6 +19,7 @@ from fastapi.testclient import TestClient
 from ludothek.portal import create_app
 from tests.portal.conftest import api_user, make_settings
 from tests.portal.private_redis import PrivateRedis, private_redis
+from tests.portal.server import serve_processes
 
 __all__ = ["private_redis"]  # the fixture, for the tests of this module
 
@@ -67,3 +71,83 @@ def test_while_redis_is_down_every_rate_limited_route_keeps_serving(any_db: str,
     assert all(200 <= s < 300 for kind, ss in statuses.items() if kind != "brake" for s in ss), statuses
     assert statuses["brake"] == [429]
     assert len(statuses["move"]) == 30 and statuses["create"]
+
+
+def _ready(base: str) -> tuple[int, dict[str, Any]]:
+    import httpx
+
+    r = httpx.get(base + "/readyz", timeout=10)
+    return r.status_code, r.json()
+
+
+def _poll(check: Any, seconds: float, what: str) -> Any:
+    """``check()`` until it returns something true, for at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds} s: {what}")
+        time.sleep(0.1)
+
+
+def _move(api: Any, gid: int, heads: dict[str, dict[str, str]]) -> int:
+    """One legal move by whoever is to move; the game's new sequence number."""
+    for who in heads.values():
+        g = api.get(f"/games/{gid}", headers=who).json()
+        if g["my_turn"] and g["legal"]:
+            r = api.post(f"/games/{gid}/actions", json={"action": g["legal"][0]["action"], "seq": g["seq"]},
+                         headers=who)
+            assert r.status_code == 200, r.text
+            seq: int = r.json()["seq"]
+            return seq
+    raise AssertionError("nobody may move")
+
+
+def test_live_updates_resume_after_a_redis_restart(private_redis: PrivateRedis, tmp_path: Path) -> None:
+    """Two server processes on a private Redis: while Redis is away both say 503 in /readyz (the live
+    hub is not listening); once it is back they resubscribe, say 200, and a move made on one process
+    reaches a socket on the other within 5 s.  (SQLite: the servers' database plays no part here.)"""
+    import httpx
+    from websockets.sync.client import connect
+
+    env = {"LUDOTHEK_REDIS": private_redis.url, "LUDOTHEK_BOT_WORKERS": "0", "LUDOTHEK_BOT_DELAY": "0"}
+    with serve_processes(f"sqlite:///{tmp_path / 'live.sqlite3'}", 2, tmp_path, env) as (a, b), \
+            httpx.Client(base_url=a + "/api/v1", timeout=30) as api:
+        heads = {}
+        for name in ("ann", "bob"):
+            r = api.post("/users", json={"name": name, "password": "password-" + name})
+            assert r.status_code == 201, r.text
+            heads[name] = {"Authorization": f"Bearer {r.json()['token']}"}
+        r = api.post("/games", json={"game": "machikoro", "players": 2}, headers=heads["ann"])
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        assert api.post(f"/games/{gid}/join", headers=heads["bob"]).json()["status"] == "running"
+        token = heads["bob"]["Authorization"].split()[1]
+        with connect(f"{b.replace('http', 'ws')}/api/v1/games/{gid}/live?token={token}") as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "hello"
+            assert all(_ready(base)[0] == 200 for base in (a, b))
+            private_redis.stop()
+            for base in (a, b):
+                _, body = _poll(lambda base=base: (r := _ready(base))[0] == 503 and r, 15, "503 while down")
+                assert body["checks"].get("live", "ok") != "ok", body
+            private_redis.start()
+            # A move at once, on the other process: its update may be published before the watching process
+            # has resubscribed; that process then catches up from the database.
+            moved = _move(api, gid, heads)
+            deadline = time.monotonic() + 5
+            while True:
+                left = deadline - time.monotonic()
+                assert left > 0, "no update within 5 s of Redis being back"
+                message = json.loads(ws.recv(timeout=left))
+                if message["type"] == "update" and message["seq"] >= moved:
+                    break
+            for base in (a, b):
+                _poll(lambda base=base: _ready(base)[0] == 200, 15, "200 once Redis is back")
+            # And the next move travels through Redis as before.
+            moved = _move(api, gid, heads)
+            message = json.loads(ws.recv(timeout=10))
+            while message["type"] != "update" or message["seq"] < moved:  # late news of the first move
+                message = json.loads(ws.recv(timeout=10))
+            assert message["seq"] == moved
