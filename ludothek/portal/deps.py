@@ -8,6 +8,7 @@ A leaf inside the portal: it imports no route module and nothing that renders.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -284,6 +285,9 @@ async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
     if not _same_origin(websocket):
         await websocket.close(code=1008)
         return None
+    if portal_of(websocket).sockets.full():  # before any other work: the server is at its cap
+        await refuse_socket(websocket, PROCESS_FULL)
+        return None
     user = await portal_of(websocket).offload(_user_of, websocket)
     if user is None:
         # Live updates need a session or a token (a spectator who is not logged in reloads instead).
@@ -293,12 +297,25 @@ async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
     portal = portal_of(websocket)
     portal.site.social.touch(user.id)
     if not portal.sockets.open(user.id, address):
-        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        await refuse_socket(websocket, PROCESS_FULL if portal.sockets.full() else USER_FULL)
         return None
     if portal.metrics is not None:
         portal.metrics.sockets.inc()
     websocket.state.user = user  # the access log names the user by id
     return user, address
+
+
+#: Why a socket is refused, in its close frame (1013 "try again later"; at most 123 bytes).
+PROCESS_FULL = "the server holds as many live connections as it can; try again later"
+USER_FULL = "too many live connections; close another tab"
+
+
+async def refuse_socket(websocket: WebSocket, reason: str) -> None:
+    """Close with 1013 and ``reason``.  Accepted first: a socket closed before its handshake is
+    answered with a bare HTTP 403, and the client would never see the code or the reason."""
+    with contextlib.suppress(Exception):
+        await websocket.accept()
+        await websocket.close(code=1013, reason=reason)
 
 
 def release(websocket: WebSocket, admitted: tuple[UserInfo, str]) -> None:

@@ -412,32 +412,65 @@ class GatedHasher(PasswordHasher):
 
 
 class SocketCounter:
-    """Live sockets open in this process, per user and per address, with a cap on each."""
+    """Live sockets open in this process, per user, per address and in all, with a cap on each.
 
-    def __init__(self, per_user: int = 8, per_address: int = 64) -> None:
+    The cap on all (``per_process``) keeps the process's descriptors for everything else: every
+    socket is an open file, and a process at its open-file limit can accept no HTTP request, open no
+    database file and reach no Redis (`socket_cap`).  0: no cap on all.
+    """
+
+    def __init__(self, per_user: int = 8, per_address: int = 64, per_process: int = 0) -> None:
         self.per_user = per_user
         self.per_address = per_address
+        self.per_process = per_process
         self._lock = threading.Lock()
         self._users: dict[int, int] = {}
         self._addresses: dict[str, int] = {}
+        self._total = 0
+
+    def full(self) -> bool:
+        """The process holds as many live sockets as it may: refuse new ones before any other work."""
+        return 0 < self.per_process <= self._total
 
     def open(self, user_id: int, address: str) -> bool:
-        """Count a new socket; ``False`` (and nothing counted) when a cap is reached."""
+        """Count a new socket; ``False`` (and nothing counted) when a cap is reached (`full` says which)."""
         with self._lock:
-            if self._users.get(user_id, 0) >= self.per_user or self._addresses.get(address, 0) >= self.per_address:
+            if (self.full() or self._users.get(user_id, 0) >= self.per_user
+                    or self._addresses.get(address, 0) >= self.per_address):
                 return False
             self._users[user_id] = self._users.get(user_id, 0) + 1
             self._addresses[address] = self._addresses.get(address, 0) + 1
+            self._total += 1
             return True
 
     def close(self, user_id: int, address: str) -> None:
         with self._lock:
+            if user_id in self._users:
+                self._total -= 1
             _release(self._users, user_id)
             _release(self._addresses, address)
 
     def total(self) -> int:
         with self._lock:
-            return sum(self._users.values())
+            return self._total
+
+
+def open_file_limit() -> int:
+    """This process's open-file soft limit (a large number when unlimited or unknown)."""
+    try:
+        import resource
+    except ImportError:  # not on Unix
+        return 1 << 20
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def socket_cap(files: int, reserve_http: int, reserve_services: int, fixed: int = 0) -> int:
+    """How many live sockets one process may hold with ``files`` descriptors: what is left after the
+    reserves for HTTP connections and for the rest (database pool, Redis, logs, the process's own
+    files), at least 1.  ``fixed`` > 0 is taken as it is, but never above what is left."""
+    left = max(1, files - reserve_http - reserve_services)
+    return min(fixed, left) if fixed > 0 else left
 
 
 def _release(table: dict[Any, int], key: Any) -> None:
