@@ -107,8 +107,10 @@ def _move(api: Any, gid: int, heads: dict[str, dict[str, str]]) -> int:
 
 def test_live_updates_resume_after_a_redis_restart(private_redis: PrivateRedis, tmp_path: Path) -> None:
     """Two server processes on a private Redis: while Redis is away both say 503 in /readyz (the live
-    hub is not listening); once it is back they resubscribe, say 200, and a move made on one process
-    reaches a socket on the other within 5 s.  (SQLite: the servers' database plays no part here.)"""
+    hub is not listening) and a move is still stored; once Redis is back they resubscribe, a socket on
+    the other process hears of that move within 5 s (from the database: its message was lost), both say
+    200, and the next move travels through Redis as before.  (SQLite only: the servers' database plays
+    no part in this; the outage test above runs on both.)"""
     import httpx
     from websockets.sync.client import connect
 
@@ -132,10 +134,10 @@ def test_live_updates_resume_after_a_redis_restart(private_redis: PrivateRedis, 
             for base in (a, b):
                 _, body = _poll(lambda base=base: (r := _ready(base))[0] == 503 and r, 15, "503 while down")
                 assert body["checks"].get("live", "ok") != "ok", body
-            private_redis.start()
-            # A move at once, on the other process: its update may be published before the watching process
-            # has resubscribed; that process then catches up from the database.
+            # A move while Redis is away, on the other process: stored and answered; its live message is lost.
             moved = _move(api, gid, heads)
+            private_redis.start()
+            # The watching process resubscribes and catches up from the database: the socket hears of it.
             deadline = time.monotonic() + 5
             while True:
                 left = deadline - time.monotonic()
