@@ -75,7 +75,7 @@ class Settings:
     #: clients within `request_deadline`), and for everything else: the database pool (and SQLite's
     #: files), Redis connections, logs and the process's own files.  See docs/operations.md.
     fd_reserve_http: int = 256
-    fd_reserve_services: int = 64
+    fd_reserve_services: int = 128
     #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
     #: (`ludothek.portal.connections`): idle and slow connections are closed after it.
     request_deadline: float = 15.0
@@ -119,7 +119,7 @@ class Settings:
             sockets_per_address=int(os.environ.get("LUDOTHEK_SOCKETS_PER_ADDRESS", "64")),
             socket_cap=int(os.environ.get("LUDOTHEK_SOCKET_CAP", "0")),
             fd_reserve_http=int(os.environ.get("LUDOTHEK_FD_RESERVE_HTTP", "256")),
-            fd_reserve_services=int(os.environ.get("LUDOTHEK_FD_RESERVE_SERVICES", "64")),
+            fd_reserve_services=int(os.environ.get("LUDOTHEK_FD_RESERVE_SERVICES", "128")),
         )
 
 

@@ -27,10 +27,10 @@ CAP = LIMIT - RESERVE_HTTP - RESERVE_SERVICES
 
 
 def test_the_cap_is_the_limit_less_the_reserves() -> None:
-    assert socket_cap(1024, 256, 64) == 704
-    assert socket_cap(1024, 256, 64, fixed=100) == 100
-    assert socket_cap(1024, 256, 64, fixed=5000) == 704  # never above what the descriptors allow
-    assert socket_cap(200, 256, 64) == 1  # a limit below the reserves: one socket, not none or a negative
+    assert socket_cap(1024, 256, 128) == 640
+    assert socket_cap(1024, 256, 128, fixed=100) == 100
+    assert socket_cap(1024, 256, 128, fixed=5000) == 640  # never above what the descriptors allow
+    assert socket_cap(200, 256, 128) == 1  # a limit below the reserves: one socket, not none or a negative
     counter = SocketCounter(per_user=10, per_address=10, per_process=3)
     assert counter.open(1, "a") and counter.open(2, "b") and counter.open(3, "c")
     assert counter.full() and not counter.open(4, "d")
