@@ -7,6 +7,7 @@ which it stops and starts; the shared Redis on 6379 is never touched.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,9 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from ludothek.portal import create_app
+from ludothek.portal.limits import LoginBrake, RateLimits
+from ludothek.storage import TooManyAttempts
 from tests.portal.conftest import api_user, make_settings
 from tests.portal.private_redis import PrivateRedis, private_redis
 from tests.portal.server import serve_processes
@@ -153,3 +157,57 @@ def test_live_updates_resume_after_a_redis_restart(private_redis: PrivateRedis, 
             while message["type"] != "update" or message["seq"] < moved:  # late news of the first move
                 message = json.loads(ws.recv(timeout=10))
             assert message["seq"] == moved
+
+
+def test_rate_limits_count_locally_while_redis_fails_and_share_again_after(
+        private_redis: PrivateRedis, caplog: pytest.LogCaptureFixture) -> None:
+    """The fallback in `RateLimits` itself: one warning per outage, the process's own counts meanwhile
+    (a limit still refuses), Redis tried again after ``redis_retry``, and shared counts once it answers."""
+    rules = {"register": "3/hour", "login_addr": "30/15minutes", "login_pair": "5/15minutes"}
+    ns = f"test-{uuid.uuid4().hex}"
+    one = RateLimits(private_redis.url, rules, namespace=ns, redis_retry=0.2)
+    two = RateLimits(private_redis.url, rules, namespace=ns, redis_retry=0.2)
+    one.hit("register", "10.0.0.1")
+    assert not one.redis_down
+    private_redis.stop()
+    with caplog.at_level(logging.WARNING, logger="ludothek.portal.limits"):
+        one.hit("register", "10.0.0.2")
+        one.hit("register", "10.0.0.2")
+        one.hit("register", "10.0.0.2")
+        with pytest.raises(TooManyAttempts):  # the brake holds on this process's own count
+            one.hit("register", "10.0.0.2")
+        brake = LoginBrake(one)
+        brake.attempt("ann", "10.0.0.3")
+        brake.succeeded("ann", "10.0.0.3")  # refund and clear fall back as well
+        assert one.redis_down
+        time.sleep(0.3)
+        one.hit("register", "10.0.0.4")  # tried again: still down, counted here
+    failures = [r for r in caplog.records if "Redis failed" in r.getMessage()]
+    assert len(failures) == 1, [r.getMessage() for r in caplog.records]
+    private_redis.start()
+    time.sleep(0.3)
+    one.hit("register", "10.0.0.5")
+    assert not one.redis_down
+    two.hit("register", "10.0.0.5")
+    one.hit("register", "10.0.0.5")
+    with pytest.raises(TooManyAttempts):  # shared again: the two processes' counts add up
+        two.hit("register", "10.0.0.5")
+
+
+def test_a_server_started_while_redis_is_down_serves_and_subscribes_once_it_is_there(
+        any_db: str, private_redis: PrivateRedis) -> None:
+    private_redis.stop()
+    with portal_on(any_db, private_redis) as client:
+        ann = api_user(client, "ann")
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["checks"]["live"] != "ok"
+        private_redis.start()
+        _poll(lambda: client.get("/readyz").status_code == 200, 15, "ready once Redis is there")
+        gid = client.post("/api/v1/games", json={"game": "toypig", "players": 2}, headers=ann).json()["id"]
+        bob = api_user(client, "bob")
+        token = bob["Authorization"].split()[1]
+        with client.websocket_connect(f"/api/v1/games/{gid}/live?token={token}") as ws:
+            assert ws.receive_json()["type"] == "hello"
+            assert client.post(f"/api/v1/games/{gid}/join", headers=bob).json()["status"] == "running"
+            update = ws.receive_json()  # through Redis: published, heard, delivered
+            assert update["type"] == "update" and update["status"] == "running"
