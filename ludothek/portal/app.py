@@ -47,7 +47,9 @@ from .limits import (
     LoginBrake,
     RateLimits,
     SocketCounter,
+    open_file_limit,
     raise_open_file_limit,
+    socket_cap,
 )
 from .live.dbwatch import DatabaseWatch
 from .live.hub import Hub, RedisHub, turn_listener
@@ -105,7 +107,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.replay_cache_bytes, settings.replay_import_cache_bytes)
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).
-    hub: Hub = RedisHub(settings.redis_url, deployment=secret) if settings.redis_url else Hub()
+    hub: Hub = (RedisHub(settings.redis_url, deployment=secret, reconnect_min=settings.live_resubscribe_min,
+                         reconnect_max=settings.live_resubscribe_max) if settings.redis_url else Hub())
     site.listeners.append(hub.publish)
     # Bots think in worker processes of their own (`ludothek.portal.botprocs`, started by `serve`);
     # only tests and embedders play them in a thread here.
@@ -121,14 +124,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # in a namespace of this deployment's own (its signing secret and database).
     namespace = "ludothek:" + hashlib.sha256(f"{secret} {settings.db_url}".encode()).hexdigest()[:16]
     limits = RateLimits(settings.redis_url, {**DEFAULT_RULES, **settings.limit_rules},
-                        enabled=settings.rate_limits, namespace=namespace)
+                        enabled=settings.rate_limits, namespace=namespace,
+                        redis_timeout=settings.redis_timeout, redis_retry=settings.redis_retry)
     portal = Portal(settings, site, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
-                    SocketCounter(settings.sockets_per_user, settings.sockets_per_address))
+                    SocketCounter(settings.sockets_per_user, settings.sockets_per_address, _socket_cap(settings)))
     site.listeners.append(turn_listener(site, hub))
     portal.offload = Offload.for_database(engine.dialect.name, settings.db_threads)
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)
     site.listeners.append(portal.metrics.on_event)
+    if isinstance(hub, RedisHub):
+        # After Redis comes back, the sockets hear of what moved meanwhile from the database.
+        hub.on_resubscribed = DatabaseWatch(site, hub, 0).catch_up
     if not settings.redis_url and settings.db_watch_interval > 0:
         # Moves stored by other processes (bot workers) reach this process's sockets through the database.
         portal.dbwatch = DatabaseWatch(site, hub, settings.db_watch_interval)
@@ -146,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         site.accounts.purge_expired_guests()
         site.sessions.purge_expired_sessions()
+        portal.sockets.per_process = _socket_cap(settings)  # `serve` may have raised the limit since
         await hub.start()
         if settings.jobs_interval > 0:
             app_jobs.start()
@@ -280,6 +288,12 @@ async def live_socket(websocket: WebSocket, game_id: int) -> None:
         release(websocket, admitted)
 
 
+def _socket_cap(settings: Settings) -> int:
+    """The most live sockets this process may hold now (its open-file limit less the reserves)."""
+    return socket_cap(open_file_limit(), settings.fd_reserve_http, settings.fd_reserve_services,
+                      settings.socket_cap)
+
+
 def make_mail_job(settings: Settings, site: Site, links: MailLinks) -> MailJob:
     """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
     from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
@@ -319,9 +333,10 @@ def _start_up_notes(settings: Settings, workers: int) -> None:
 
     files = raise_open_file_limit()
     database = make_url(normalize_url(settings.db_url)).render_as_string(hide_password=True)
-    log.info("Ludothek on %s (database %s, %d server process%s); open-file limit %d: about %d connections "
-             "at once per process", settings.base_url, database, workers, "es" if workers > 1 else "", files,
-             max(0, files - 64))
+    log.info("Ludothek on %s (database %s, %d server process%s); open-file limit %d: at most %d live sockets "
+             "per process, %d connections at once kept for HTTP and %d files for the database, Redis and logs",
+             settings.base_url, database, workers, "es" if workers > 1 else "", files, _socket_cap(settings),
+             settings.fd_reserve_http, settings.fd_reserve_services)
     mail_to = SmtpTransport(settings.smtp_url).describe() if settings.smtp_url else f"files in {settings.mail_dir}/"
     log.info("Mail goes to %s%s", mail_to, "" if settings.mail_interval > 0 else " (sent by another process)")
 

@@ -8,6 +8,7 @@ A leaf inside the portal: it imports no route module and nothing that renders.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -289,27 +290,45 @@ def _user_of(websocket: WebSocket) -> UserInfo | None:
 async def admit(websocket: WebSocket) -> tuple[UserInfo, str] | None:
     """The socket's user and address, counted against the caps; None (and the socket closed) if refused.
 
-    1008: a foreign origin, or nobody logged in; 1013: too many live sockets.
+    1008: a foreign origin, or nobody logged in; 1013: too many live sockets (of the user, of the
+    address, or of the whole process: `SocketCounter`).
     The caller must `release` an admitted socket when it ends.
     """
     if not _same_origin(websocket):
         await websocket.close(code=1008)
         return None
+    if portal_of(websocket).sockets.full():  # before any other work: the server is at its cap
+        await refuse_socket(websocket, PROCESS_FULL)
+        return None
     user = await portal_of(websocket).offload(_user_of, websocket)
     if user is None:
         # Live updates need a session or a token (a spectator who is not logged in reloads instead).
-        await websocket.close(code=1008, reason="log in to follow games live")
+        await refuse_socket(websocket, "log in to follow games live", code=1008)
         return None
     address = websocket.client.host if websocket.client else "?"
     portal = portal_of(websocket)
     portal.site.social.touch(user.id)
     if not portal.sockets.open(user.id, address):
-        await websocket.close(code=1013, reason="too many live connections; close another tab")
+        await refuse_socket(websocket, PROCESS_FULL if portal.sockets.full() else USER_FULL)
         return None
     if portal.metrics is not None:
         portal.metrics.sockets.inc()
     websocket.state.user = user  # the access log names the user by id
     return user, address
+
+
+#: Why a socket is refused, in its close frame (1013 "try again later"; at most 123 bytes).
+PROCESS_FULL = "the server holds as many live connections as it can; try again later"
+USER_FULL = "too many live connections; close another tab"
+
+
+async def refuse_socket(websocket: WebSocket, reason: str, code: int = 1013) -> None:
+    """Close with ``code`` and ``reason``.  Accepted first: a socket closed before its handshake is
+    answered with a bare HTTP 403, and the client would never see the code or the reason (the page's
+    script waits longer after 1013 and stops after 1008).  Foreign origins get the bare 403."""
+    with contextlib.suppress(Exception):
+        await websocket.accept()
+        await websocket.close(code=code, reason=reason)
 
 
 def release(websocket: WebSocket, admitted: tuple[UserInfo, str]) -> None:

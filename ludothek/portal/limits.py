@@ -3,7 +3,9 @@
 Rate limits use the ``limits`` library with a moving window.  Without Redis the
 counters live in this process; with ``redis_url`` configured they live in Redis,
 so every server process of a deployment shares them (two servers are not two
-brakes).  A refused request gets 429 with ``Retry-After``.
+brakes).  While Redis fails, each process counts on its own again (`RateLimits`):
+a request never fails for want of a counter.  A refused request gets 429 with
+``Retry-After``.
 
 Load tests may switch the rate limits off with ``LUDOTHEK_RATE_LIMITS=off``;
 the hash gate and the body and socket limits stay on regardless.
@@ -13,21 +15,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from argon2 import PasswordHasher
 from limits import RateLimitItem, parse
+from limits.errors import StorageError
 from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
+from redis.exceptions import RedisError
 
 from ludothek.storage import TooManyAttempts
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 #: Rules counted in fixed windows, so that a counted attempt can be given back (`RateLimits.refund`).
 REFUNDABLE = frozenset({"login_addr"})
@@ -125,28 +133,103 @@ class SweptMemoryStorage(MemoryStorage):
         self._sweep_lock = threading.Lock()
 
 
+class _Counters:
+    """One storage with the three strategies the rules use on it."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.moving = MovingWindowRateLimiter(storage)
+        self.fixed = FixedWindowRateLimiter(storage)
+        self.counters = SlidingWindowCounterRateLimiter(storage)
+
+    def limiter(self, name: str) -> MovingWindowRateLimiter | FixedWindowRateLimiter | SlidingWindowCounterRateLimiter:
+        if name in COUNTERS:
+            return self.counters
+        return self.fixed if name in REFUNDABLE else self.moving
+
+
+#: What a Redis that is down, restarting or too slow raises through the ``limits`` library (its own
+#: wrapper, or redis-py's errors, or the socket's).
+REDIS_FAILURES: tuple[type[BaseException], ...] = (StorageError, RedisError, OSError)
+
+
 class RateLimits:
-    """Named moving-window limits; `hit` counts one request and refuses it past the limit."""
+    """Named limits; `hit` counts one request and refuses it past the limit.
+
+    With Redis the counts are shared by every process.  When Redis fails (down, restarting, slower
+    than ``redis_timeout``), each process counts on its own in memory instead, so that the brakes
+    still hold per process and no request fails for want of a counter; it logs the outage once and
+    tries Redis again every ``redis_retry`` seconds.  The local counts are not carried over to Redis.
+    """
 
     def __init__(self, redis_url: str | None = None, rules: dict[str, str] | None = None,
-                 enabled: bool = True, namespace: str = "ludothek") -> None:
+                 enabled: bool = True, namespace: str = "ludothek", redis_timeout: float = 1.0,
+                 redis_retry: float = 5.0) -> None:
         self.enabled = enabled
-        options: dict[str, Any] = {"key_prefix": f"{namespace}:limits"} if redis_url else {}
-        storage = storage_from_string(redis_url, **options) if redis_url else SweptMemoryStorage()
-        assert isinstance(storage, Storage)  # a synchronous storage (not the asyncio variants)
-        self.storage = storage
-        self.moving = MovingWindowRateLimiter(self.storage)
-        self.fixed = FixedWindowRateLimiter(self.storage)
-        self.counters = SlidingWindowCounterRateLimiter(self.storage)
+        self._local = _Counters(SweptMemoryStorage())
+        self._remote: _Counters | None = None
+        if redis_url:
+            storage = storage_from_string(redis_url, key_prefix=f"{namespace}:limits",
+                                          socket_timeout=redis_timeout, socket_connect_timeout=redis_timeout)
+            assert isinstance(storage, Storage)  # a synchronous storage (not the asyncio variants)
+            self._remote = _Counters(storage)
+        #: The shared storage when Redis is configured, else the in-process one.
+        self.storage = (self._remote or self._local).storage
         self.rules: dict[str, RateLimitItem] = {k: parse(v) for k, v in (rules or DEFAULT_RULES).items()}
-        self._shared = redis_url is not None
+        self.redis_retry = redis_retry
+        #: While Redis is failing: the moment (monotonic) to try it again; None while it answers.
+        self._redis_retry_at: float | None = None
+        self._outage_lock = threading.Lock()
         self._batch_lock = threading.Lock()
         #: Hits counted here but not yet in Redis, and keys refused until a moment (batched rules only).
         self._pending: dict[tuple[str, ...], int] = {}
         self._refused_until: dict[tuple[str, ...], float] = {}
 
-    def _batch(self, name: str, item: RateLimitItem) -> int:
-        if not self._shared or name not in COUNTERS:
+    @property
+    def redis_down(self) -> bool:
+        """Redis is configured and failed at the last try: the counts are this process's own."""
+        return self._redis_retry_at is not None
+
+    def _current(self) -> _Counters:
+        """Redis's counters, unless Redis failed less than ``redis_retry`` seconds ago."""
+        if self._remote is None:
+            return self._local
+        retry_at = self._redis_retry_at
+        if retry_at is not None and time.monotonic() < retry_at:
+            return self._local
+        return self._remote
+
+    def _failed(self, exc: BaseException) -> None:
+        """Redis failed: count locally until the next try; log once per outage."""
+        with self._outage_lock:
+            first = self._redis_retry_at is None
+            self._redis_retry_at = time.monotonic() + self.redis_retry
+        if first:
+            log.warning("rate limits: Redis failed (%s: %s); counting in this process until it is back "
+                        "(next try in %.0f s)", type(exc).__name__, exc, self.redis_retry)
+
+    def _answered(self) -> None:
+        if self._redis_retry_at is not None:
+            with self._outage_lock:
+                back, self._redis_retry_at = self._redis_retry_at is not None, None
+            if back:
+                log.warning("rate limits: Redis answers again; counts are shared again")
+
+    def _run(self, call: Callable[[_Counters], _T]) -> _T:
+        """``call`` on the current counters; on the process's own when Redis fails (never an error)."""
+        counters = self._current()
+        if counters is self._local:
+            return call(counters)
+        try:
+            result = call(counters)
+        except REDIS_FAILURES as exc:
+            self._failed(exc)
+            return call(self._local)
+        self._answered()
+        return result
+
+    def _batch(self, name: str, item: RateLimitItem, counters: _Counters) -> int:
+        if counters is self._local or name not in COUNTERS:
             return 1
         return max(1, min(BATCH, item.amount // 20))
 
@@ -178,41 +261,45 @@ class RateLimits:
             refusal.params["code_key"] = CODE_KEYS[name]
         raise refusal
 
-    def _limiter(self, name: str) -> MovingWindowRateLimiter | FixedWindowRateLimiter | SlidingWindowCounterRateLimiter:
-        if name in COUNTERS:
-            return self.counters
-        return self.fixed if name in REFUNDABLE else self.moving
-
     def hit(self, name: str, *key: str) -> None:
         """Count one request for ``key`` under limit ``name``; `TooManyAttempts` when it is over the limit."""
         if not self.enabled:
             return
+        refused = self._run(lambda counters: self._hit(counters, name, key))
+        if refused is not None:
+            self._refuse(name, refused)
+
+    def _hit(self, counters: _Counters, name: str, key: tuple[str, ...]) -> float | None:
+        """Count the hit on ``counters``; None if allowed, else when the window has room again."""
         item = self.rules[name]
-        limiter = self._limiter(name)
-        batch = self._batch(name, item)
+        limiter = counters.limiter(name)
+        batch = self._batch(name, item, counters)
         cost = 1 if batch == 1 else self._take_batch(name, key, batch)
         if cost == 0 or limiter.hit(item, name, *key, cost=cost):
-            return
+            return None
         if name in REFUNDABLE:
-            self.refund(name, *key)  # a refused attempt checks nothing: it does not count on
-        reset = limiter.get_window_stats(item, name, *key).reset_time
+            self._refund(counters, name, key)  # a refused attempt checks nothing: it does not count on
+        reset: float = limiter.get_window_stats(item, name, *key).reset_time
         if batch > 1:
             with self._batch_lock:
                 self._refused_until[(name, *key)] = reset
-        self._refuse(name, reset)
+        return reset
 
     def refund(self, name: str, *key: str) -> None:
         """Give back one counted request of a `REFUNDABLE` rule (a login that turned out to be right)."""
         if not self.enabled or name not in REFUNDABLE:
             return
+        self._run(lambda counters: self._refund(counters, name, key))
+
+    def _refund(self, counters: _Counters, name: str, key: tuple[str, ...]) -> None:
         item = self.rules[name]
         counter = item.key_for(name, *key)
-        if self.storage.get(counter) > 0:
-            self.storage.incr(counter, item.get_expiry(), amount=-1)
+        if counters.storage.get(counter) > 0:
+            counters.storage.incr(counter, item.get_expiry(), amount=-1)
 
     def clear(self, name: str, *key: str) -> None:
         if self.enabled:
-            self._limiter(name).clear(self.rules[name], name, *key)
+            self._run(lambda counters: counters.limiter(name).clear(self.rules[name], name, *key))
 
 
 class LoginBrake:
@@ -336,32 +423,65 @@ class GatedHasher(PasswordHasher):
 
 
 class SocketCounter:
-    """Live sockets open in this process, per user and per address, with a cap on each."""
+    """Live sockets open in this process, per user, per address and in all, with a cap on each.
 
-    def __init__(self, per_user: int = 8, per_address: int = 64) -> None:
+    The cap on all (``per_process``) keeps the process's descriptors for everything else: every
+    socket is an open file, and a process at its open-file limit can accept no HTTP request, open no
+    database file and reach no Redis (`socket_cap`).  0: no cap on all.
+    """
+
+    def __init__(self, per_user: int = 8, per_address: int = 64, per_process: int = 0) -> None:
         self.per_user = per_user
         self.per_address = per_address
+        self.per_process = per_process
         self._lock = threading.Lock()
         self._users: dict[int, int] = {}
         self._addresses: dict[str, int] = {}
+        self._total = 0
+
+    def full(self) -> bool:
+        """The process holds as many live sockets as it may: refuse new ones before any other work."""
+        return 0 < self.per_process <= self._total
 
     def open(self, user_id: int, address: str) -> bool:
-        """Count a new socket; ``False`` (and nothing counted) when a cap is reached."""
+        """Count a new socket; ``False`` (and nothing counted) when a cap is reached (`full` says which)."""
         with self._lock:
-            if self._users.get(user_id, 0) >= self.per_user or self._addresses.get(address, 0) >= self.per_address:
+            if (self.full() or self._users.get(user_id, 0) >= self.per_user
+                    or self._addresses.get(address, 0) >= self.per_address):
                 return False
             self._users[user_id] = self._users.get(user_id, 0) + 1
             self._addresses[address] = self._addresses.get(address, 0) + 1
+            self._total += 1
             return True
 
     def close(self, user_id: int, address: str) -> None:
         with self._lock:
+            if user_id in self._users:
+                self._total -= 1
             _release(self._users, user_id)
             _release(self._addresses, address)
 
     def total(self) -> int:
         with self._lock:
-            return sum(self._users.values())
+            return self._total
+
+
+def open_file_limit() -> int:
+    """This process's open-file soft limit (a large number when unlimited or unknown)."""
+    try:
+        import resource
+    except ImportError:  # not on Unix
+        return 1 << 20
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def socket_cap(files: int, reserve_http: int, reserve_services: int, fixed: int = 0) -> int:
+    """How many live sockets one process may hold with ``files`` descriptors: what is left after the
+    reserves for HTTP connections and for the rest (database pool, Redis, logs, the process's own
+    files), at least 1.  ``fixed`` > 0 is taken as it is, but never above what is left."""
+    left = max(1, files - reserve_http - reserve_services)
+    return min(fixed, left) if fixed > 0 else left
 
 
 def _release(table: dict[Any, int], key: Any) -> None:

@@ -43,6 +43,14 @@ class Settings:
     rate_limits: bool = True
     #: The requests of every move bypass FastAPI's routing (`ludothek.portal.hotpath`; off: tests compare).
     hot_path: bool = True
+    #: Seconds before the live hub subscribes to Redis again after losing it, doubling from the first
+    #: to the second (each shortened by a random part): a restarted Redis is heard within about the second.
+    live_resubscribe_min: float = 0.1
+    live_resubscribe_max: float = 2.0
+    #: Seconds the rate limits wait for Redis before counting in this process instead (Redis down or hung).
+    redis_timeout: float = 1.0
+    #: Seconds between tries of a Redis that failed, for the rate limits (meanwhile: this process's counts).
+    redis_retry: float = 5.0
     #: Overrides of `ludothek.portal.limits.DEFAULT_RULES`, e.g. ``{"register": "20/hour"}``.
     limit_rules: dict[str, str] = field(default_factory=dict)
     #: Days during which the notice sent to a replaced or removed e-mail address can undo the change.
@@ -73,6 +81,15 @@ class Settings:
     #: Live sockets per user and per address (per server process).
     sockets_per_user: int = 16
     sockets_per_address: int = 64
+    #: Live sockets one server process may hold in all: 0 derives it from the open-file limit, keeping
+    #: the two reserves below free (`ludothek.portal.limits.socket_cap`); a number is used as it is,
+    #: but never above that.  Past the cap a new socket is closed with 1013 "try again later".
+    socket_cap: int = 0
+    #: Open files kept free of live sockets for HTTP connections (requests, idle keep-alives, slow
+    #: clients within `request_deadline`), and for everything else: the database pool (and SQLite's
+    #: files), Redis connections, logs and the process's own files.  See docs/operations.md.
+    fd_reserve_http: int = 256
+    fd_reserve_services: int = 128
     #: Seconds a client has to send a whole HTTP request once its connection is open or idle again
     #: (`ludothek.portal.connections`): idle and slow connections are closed after it.
     request_deadline: float = 15.0
@@ -112,6 +129,11 @@ class Settings:
             mail_keep_days=int(os.environ.get("LUDOTHEK_MAIL_KEEP_DAYS", "30")),
             metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
             access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
+            sockets_per_user=int(os.environ.get("LUDOTHEK_SOCKETS_PER_USER", "16")),
+            sockets_per_address=int(os.environ.get("LUDOTHEK_SOCKETS_PER_ADDRESS", "64")),
+            socket_cap=int(os.environ.get("LUDOTHEK_SOCKET_CAP", "0")),
+            fd_reserve_http=int(os.environ.get("LUDOTHEK_FD_RESERVE_HTTP", "256")),
+            fd_reserve_services=int(os.environ.get("LUDOTHEK_FD_RESERVE_SERVICES", "128")),
         )
 
 

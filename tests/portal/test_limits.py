@@ -263,9 +263,9 @@ def test_live_sockets_need_a_login_and_are_capped(db_url: str) -> None:
     with TestClient(create_app(make_settings(db_url, sockets_per_user=2))) as client:
         h = api_user(client, "alice")
         gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=h).json()["id"]
-        with pytest.raises(WebSocketDisconnect) as anon, client.websocket_connect(f"/api/games/{gid}/live"):
-            pass
-        assert anon.value.code == 1008
+        with pytest.raises(WebSocketDisconnect) as anon, client.websocket_connect(f"/api/games/{gid}/live") as ws:
+            ws.receive_json()  # accepted, then closed: the client sees the code and the reason
+        assert anon.value.code == 1008 and anon.value.reason == "log in to follow games live"
         token = h["Authorization"].split()[1]
         url = f"/api/games/{gid}/live?token={token}"
         with client.websocket_connect(url) as one, client.websocket_connect(url) as two:

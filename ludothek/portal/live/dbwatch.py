@@ -1,5 +1,7 @@
 """Without Redis: a server hears of moves other processes stored by looking in the database.
 
+(With Redis, `DatabaseWatch.catch_up` does one such look after the subscription was lost and renewed.)
+
 Bots move in worker processes of their own (``ludothek bots``).  With Redis they
 publish each move like a server does.  Without it (one server on SQLite, what
 ``make run`` starts) the server looks, every ``interval`` seconds, at the games
@@ -23,7 +25,7 @@ from ludothek.services import Site
 from ludothek.storage import GameEvent
 from ludothek.storage.models import GameRow, SeatRow
 
-from .hub import Hub
+from .hub import Hub, event_message
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,21 @@ class DatabaseWatch:
                 raise
             except Exception:
                 log.exception("could not look for moves in the database")
+
+    async def catch_up(self) -> None:
+        """Tell this process's sockets where each watched game stands now (with Redis, after a lost
+        subscription: what other processes published meanwhile never arrives).  Only to this process's
+        own sockets (`Hub.deliver`), and only games: an "update" makes a page fetch its view, which is
+        harmless if nothing moved; "your turn" notices of the outage are not repeated.
+        """
+        games, _ = self.hub.watched()
+        if not games:
+            return
+        rows, _ = await asyncio.to_thread(self._read, games, [])
+        for game_id, seq, to_move, status in rows:
+            self.site.games.info_cache.pop(game_id, None)  # it may have changed under this process
+            event = GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False)
+            self.hub.deliver(game_id, event_message(event))
 
     def look(self) -> None:
         """One look, synchronously (tests)."""

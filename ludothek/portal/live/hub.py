@@ -23,9 +23,10 @@ import hashlib
 import json
 import logging
 import queue
+import random
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ludothek.services import Site
@@ -44,6 +45,23 @@ PUBLISH_BATCH = 500
 FLUSH_TIMEOUT = 2.0
 #: Seconds between attempts to reopen the event loop's own connection to Redis.
 RECONNECT_DELAY = 1.0
+#: Pauses (seconds) before subscribing again after the subscription broke: the first, and the most
+#: they double up to (`Settings.live_resubscribe_min` / ``_max``: a restarted Redis is heard again
+#: within about this much).
+RESUBSCRIBE_MIN = 0.1
+RESUBSCRIBE_MAX = 2.0
+#: Seconds to wait for a connection to Redis, and for the first subscription when the server starts.
+CONNECT_TIMEOUT = 2.0
+START_WAIT = 5.0
+
+
+def _keepalive_options() -> dict[int, int]:
+    """Probe an idle subscription after 10 s, every 5 s, and give up after 3 unanswered probes (Linux;
+    elsewhere the system's defaults): a vanished Redis is noticed within about 25 s."""
+    import socket
+
+    names = {"TCP_KEEPIDLE": 10, "TCP_KEEPINTVL": 5, "TCP_KEEPCNT": 3}
+    return {getattr(socket, name): value for name, value in names.items() if hasattr(socket, name)}
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -179,6 +197,10 @@ class Hub:
                 return
         loop.call_soon_threadsafe(self._deliver_user, user_id, message)
 
+    def trouble(self) -> str | None:
+        """Why this process's sockets may miss other processes' messages now (None: they do not)."""
+        return None
+
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
 
@@ -199,16 +221,26 @@ class RedisHub(Hub):
     meanwhile.  Messages of this process keep their order.
     """
 
-    def __init__(self, url: str, deployment: str = "") -> None:
+    def __init__(self, url: str, deployment: str = "", reconnect_min: float = RESUBSCRIBE_MIN,
+                 reconnect_max: float = RESUBSCRIBE_MAX) -> None:
         super().__init__()
         import redis
         import redis.asyncio as aioredis
 
         self.url = url
+        self.reconnect_min = reconnect_min
+        self.reconnect_max = reconnect_max
+        #: Subscribed to the channel right now (`trouble` and /readyz say so when not).
+        self.listening = False
+        #: Called (on the loop) after a subscription that followed a lost one: what was published
+        #: meanwhile never arrives, so the portal looks in the database for what moved (`DatabaseWatch`).
+        self.on_resubscribed: Callable[[], Awaitable[None]] | None = None
         #: One channel per deployment, so that two portals sharing a Redis do not hear each other.
         self.channel = f"{CHANNEL}:{hashlib.sha256(deployment.encode()).hexdigest()[:16]}"
         self._pub = redis.Redis.from_url(url)
-        self._sub = aioredis.Redis.from_url(url)
+        # The subscription only reads: TCP keep-alives notice a Redis that vanished without closing it.
+        self._sub = aioredis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT, socket_keepalive=True,
+                                            socket_keepalive_options=_keepalive_options())
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._outgoing: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -232,6 +264,8 @@ class RedisHub(Hub):
         #: Messages handed to the publisher thread and not yet sent by it (the loop waits for them
         #: before it publishes again, so that the process's messages keep their order).
         self._thread_unsent = 0
+        #: The publisher thread's last try failed (an outage is logged once, not once per message).
+        self._publish_failing = False
 
     def _send(self, data: str) -> None:
         """Queue one message: for the event loop's connection in a server, else for the publisher thread."""
@@ -372,8 +406,15 @@ class RedisHub(Hub):
                     # subscribed reads and decodes one message instead of one per update.
                     self._pub.publish(self.channel, messages[0] if len(messages) == 1
                                       else "[" + ",".join(messages) + "]")
-                except Exception:  # the moves are stored; the pages notice on their next fetch
-                    log.warning("could not publish %d live message(s) to Redis", len(messages), exc_info=True)
+                except Exception as exc:  # the moves are stored; the pages notice on their next fetch
+                    if not self._publish_failing:  # once per outage, not once per move
+                        log.warning("could not publish live messages to Redis (%s: %s); they are lost until "
+                                    "it is back", type(exc).__name__, exc)
+                    self._publish_failing = True
+                else:
+                    if self._publish_failing:
+                        log.warning("live messages reach Redis again")
+                    self._publish_failing = False
                 self._mark_sent(len(messages))
             if last:
                 return
@@ -401,7 +442,10 @@ class RedisHub(Hub):
         await super().start()
         self._ready = asyncio.Event()
         self._task = asyncio.create_task(self._listen())
-        await asyncio.wait_for(self._ready.wait(), timeout=5)
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout=START_WAIT)
+        except TimeoutError:  # the server serves anyway; /readyz says 503 until the listener is subscribed
+            log.warning("live messages: not subscribed to Redis after %.0f s; trying on", START_WAIT)
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         if supported(self.url):
             pub = LoopPublisher(self.url)
@@ -413,30 +457,74 @@ class RedisHub(Hub):
             else:
                 self._loop_pub = pub
 
+    def trouble(self) -> str | None:
+        if self.listening:
+            return None
+        return "not subscribed to Redis: messages of other processes do not arrive (reconnecting)"
+
     async def _listen(self) -> None:
+        """Subscribe and hand on what arrives, for as long as the server runs.
+
+        When the subscription breaks (Redis restarted, the connection dropped) it subscribes again
+        after a pause that doubles up to ``reconnect_max`` (each one shortened by a random part, so that
+        many processes do not all come back in the same instant); after a new subscription
+        `on_resubscribed` catches up on what was published meanwhile.
+        """
+        delay = self.reconnect_min
+        lost = False
+        while True:
+            try:
+                await self._subscribed(lost)
+                delay = self.reconnect_min  # it was subscribed: the next loss starts from the shortest pause
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not lost:  # once per outage
+                    log.warning("live messages: Redis subscription lost (%s: %s); subscribing again",
+                                type(exc).__name__, exc)
+            lost = True
+            self.listening = False
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(self.reconnect_max, delay * 2)
+
+    async def _subscribed(self, after_loss: bool) -> None:
+        """One subscription: subscribe, catch up if it follows a lost one, deliver until it breaks."""
         pubsub = self._sub.pubsub()
-        await pubsub.subscribe(self.channel)
-        self._ready.set()
         try:
+            await pubsub.subscribe(self.channel)
+            self.listening = True
+            self._ready.set()
+            if after_loss:
+                log.warning("live messages: subscribed to Redis again")
+                if self.on_resubscribed is not None:
+                    try:
+                        await self.on_resubscribed()
+                    except Exception:
+                        log.exception("live messages: could not catch up after Redis came back")
             async for item in pubsub.listen():
                 if item.get("type") != "message":
                     continue
-                try:
-                    data = jsonbody.loads(item["data"])  # every process reads every message: the quick decoder
-                except ValueError:
-                    log.warning("ignoring a malformed live message from Redis")
-                    continue
-                for message in data if isinstance(data, list) else (data,):
-                    try:
-                        if "user" in message:
-                            self._deliver_user(int(message.pop("user")), message)
-                        else:
-                            self._deliver(int(message["game"]), message)
-                    except (ValueError, KeyError, TypeError, AttributeError):
-                        log.warning("ignoring a malformed live message from Redis")
+                self._received(item["data"])
+            raise ConnectionError("the subscription ended")
         finally:
+            self.listening = False
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
+
+    def _received(self, raw: bytes | str) -> None:
+        try:
+            data = jsonbody.loads(raw)  # every process reads every message: the quick decoder
+        except ValueError:
+            log.warning("ignoring a malformed live message from Redis")
+            return
+        for message in data if isinstance(data, list) else (data,):
+            try:
+                if "user" in message:
+                    self._deliver_user(int(message.pop("user")), message)
+                else:
+                    self._deliver(int(message["game"]), message)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                log.warning("ignoring a malformed live message from Redis")
 
     async def stop(self) -> None:
         if self._loop is not None:

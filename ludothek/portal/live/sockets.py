@@ -4,7 +4,7 @@ Both live channels (a game's updates, ``/games/{id}/live``, and a user's own
 "your turn" notices, ``/live/me``) admit a socket the same way (`ludothek.portal.deps.admit`):
 browsers must come from our own origin (a foreign page cannot listen with the visitor's
 cookie), programs authenticate with ``?token=`` or a Bearer header, and every
-socket counts against the per-user and per-address caps.
+socket counts against the per-user, per-address and per-process caps.
 """
 
 from __future__ import annotations

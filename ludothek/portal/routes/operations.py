@@ -31,7 +31,7 @@ async def healthz() -> Health:
     return Health()
 
 
-@router.get("/readyz", response_model=Readiness, summary="Ready to serve: the database and Redis answer",
+@router.get("/readyz", response_model=Readiness, summary="Ready to serve: the database and Redis answer, the live hub listens",
             responses={503: {"model": Readiness, "description": "a dependency does not answer"}})
 def readyz(request: Request) -> Response:
     portal = portal_of(request)
@@ -54,6 +54,9 @@ def readyz(request: Request) -> Response:
             checks["redis"] = "ok"
         except Exception as exc:
             checks["redis"] = f"unreachable ({type(exc).__name__})"
+    trouble = portal.hub.trouble()
+    if portal.settings.redis_url or trouble is not None:
+        checks["live"] = trouble or "ok"
     ready = all(v == "ok" for v in checks.values())
     body = Readiness(status="ready" if ready else "unready", checks=checks)
     return JSONResponse(body.model_dump(), status_code=200 if ready else 503)

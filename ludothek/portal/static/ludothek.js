@@ -167,7 +167,8 @@
     };
     socket.onclose = (ev) => {
       if (status) { status.textContent = "○ " + status.dataset.off; status.className = "live-status off"; }
-      // 1008: live updates need a login (a visitor reloads instead), 1013: too many live tabs of this user.
+      // 1008: live updates need a login (a visitor reloads instead), 1013: too many live tabs of this user,
+      // or the server holds all the sockets it can: try again later.
       if (ev.code === 1008) return;
       if (ev.code === 1013) backoff = 10000;
       setTimeout(connect, backoff);
