@@ -7,17 +7,19 @@ per row, before and after the fix, are in docs/bots.md ("Bots that finish").
 
 The bounds, and why:
 
-- `REFUSALS` (K = 4): the most decisions in which one Machi Koro seat may build its
-  last landmark and does something else.  `medium` never does (0 in 2,400
+- `REFUSALS` (K = 5): the most decisions in which one Machi Koro seat may build its
+  last landmark and does something else.  `medium` never does (0 in 1,200
   games of the probe); `easy` takes 12 % of its decisions at random, so it can
-  skip the landmark by mistake; five such mistakes in one game happen about
-  once in 0.12^5, i.e. 40,000 seat-games (the probe's worst was 3).
+  skip the landmark by mistake, about one eligible decision in nine: four in
+  one game happened once in 3,600 seat-games of the probe, six would be about
+  (1/9)^6, once in half a million.  Before the fix, seats refused up to 189 times.
 - `TURNS` (R): the most turns one seat may take before the game must have
-  ended, per game; about 1.5 times the longest game of the probe, and far
-  below a stall (before the fix `medium`'s 4-player Machi Koro games ran past
-  200 rounds).  A turn is a run of one seat's decisions (see
-  `ludothek.bots.endings`): a round in Machi Koro and Roll Through the Ages, a
-  placement or action in Snowdonia and Carpe Diem.
+  ended, per game: about 1.5 times the longest game of the probe (Machi Koro
+  74, a "Komme, was wolle" game whose cities stayed at two cards and saved for
+  landmarks at a coin a turn), and far below a stall (before the fix, 25 of
+  60 `medium` Machi Koro games were still running after 200 rounds).  A turn is
+  a run of one seat's decisions (see `ludothek.bots.endings`): a round in Machi
+  Koro and Roll Through the Ages, a placement or action in Snowdonia and Carpe Diem.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from ludothek.bots.endings import play_bounded
 from ludothek.engine import load
 from ludothek.games.machikoro.strategy import finishing_build
 
-REFUSALS = 4
-TURNS = {"machikoro": 80, "rolltheages": 30, "snowdonia": 70, "carpediem": 50}
+REFUSALS = 5
+TURNS = {"machikoro": 120, "rolltheages": 20, "snowdonia": 100, "carpediem": 50}
 #: Games per case: 2, 3 and 4 players in turn, seeded by their index.
 GAMES = {"easy": 12, "medium": 6}
 
