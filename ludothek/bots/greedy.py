@@ -112,7 +112,9 @@ class EasyBot:
     """A fast heuristic: the game's own policy (or a one-sample greedy look), with a share of careless moves.
 
     ``mistakes`` is the share of decisions taken at random among the legal
-    actions, so a beginner can beat it now and then.
+    actions, so a beginner can beat it now and then.  Without a policy it
+    judges at most ``max_actions`` of them (a random sample), or the game's
+    `Strategy.easy_actions`.
     """
 
     name = "easy"
@@ -133,7 +135,9 @@ class EasyBot:
         det = determinize(state, seat, rng)
         if strategy.policy is not None:
             return strategy.policy(det, rng)
-        candidates = legal if len(legal) <= self.max_actions else rng.sample(legal, self.max_actions)
+        # The sample is what makes `easy` careless as well as quick; a game may widen it to every action.
+        width = strategy.easy_actions or self.max_actions
+        candidates = legal if len(legal) <= width else rng.sample(legal, width)
         best: tuple[float, float, str] | None = None
         for action in candidates:
             child = det.clone()

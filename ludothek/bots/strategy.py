@@ -52,6 +52,10 @@ class Strategy:
     #: with `sample_chance`'s distribution): die by die, so that rolling two dice instead of one still
     #: meets the same first die.  None: `sample_chance`.
     luck_draw: Callable[[State, random.Random], str] | None = None
+    #: How many legal actions `easy` judges at most before it samples (the module's ``EASY_ACTIONS``); None:
+    #: `EasyBot`'s own cap.  A game whose every decision is small and cheap to judge (Machi Koro: at most 20
+    #: builds) sets it so that `easy` never overlooks the build that finishes its game (issue 29).
+    easy_actions: int | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,8 @@ def strategy_for(game_id: str) -> Strategy:
     return Strategy(module.evaluate, getattr(module, "policy", None), dict(getattr(module, "SCRIPTED", {})),
                     int(getattr(module, "LOOKAHEAD", 0)), SearchSettings(**getattr(module, "SEARCH", {})),
                     getattr(module, "search_evaluate", None), getattr(module, "rank", None),
-                    getattr(module, "luck_key", None), getattr(module, "luck_draw", None))
+                    getattr(module, "luck_key", None), getattr(module, "luck_draw", None),
+                    getattr(module, "EASY_ACTIONS", None))
 
 
 def relative_value(state: State, seat: int, strategy: Strategy) -> float:

@@ -12,7 +12,7 @@ import random
 
 from ludothek.engine import State
 
-from .cards import ESTABLISHMENTS, KIND_INDEX, LANDMARKS
+from .cards import ESTABLISHMENTS, KIND_INDEX, LANDMARKS, TRAIN_STATION
 from .rules import MachiKoroState
 
 #: Turns of income an establishment is still expected to pay for.
@@ -22,45 +22,89 @@ _TWO_DICE = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
 _ICON_KINDS = {icon: [e.index for e in ESTABLISHMENTS if e.icon == icon] for icon in {e.icon for e in ESTABLISHMENTS}}
 
 
-def _p_roll(rolls: tuple[int, ...], two: bool) -> float:
-    """Chance that one turn's roll hits ``rolls``; with the Train Station half the turns use two dice."""
-    one = sum(_ONE_DIE.get(r, 0.0) for r in rolls)
-    if not two:
-        return one
-    return 0.5 * one + 0.5 * sum(_TWO_DICE.get(r, 0.0) for r in rolls)
+def _p_roll(rolls: tuple[int, ...], dice: dict[int, float]) -> float:
+    """Chance that one roll with the distribution ``dice`` hits ``rolls``."""
+    return sum(dice.get(r, 0.0) for r in rolls)
 
 
-def income(state: MachiKoroState, seat: int) -> float:
-    """Expected coins per round of turns that ``seat``'s establishments bring."""
-    n = state.num_players
-    cards = state._cards[seat]
-    two = bool(state._built[seat] & LANDMARKS[0].bit)
+#: An opponent with the Train Station is assumed to roll two dice half the time (its choice is its own).
+_MIXED = {s: 0.5 * _ONE_DIE.get(s, 0.0) + 0.5 * _TWO_DICE.get(s, 0.0) for s in range(1, 13)}
+
+
+def _own_roll(cards: list[int], dice: dict[int, float]) -> float:
+    """Expected coins one of the seat's own rolls brings it: its blue, green and purple cards."""
     total = 0.0
     for e in ESTABLISHMENTS:
         count = cards[e.index]
-        if not count:
+        if not count or e.colour == "red":
             continue
-        p = _p_roll(e.rolls, two)
+        p = _p_roll(e.rolls, dice)
         if e.colour == "blue":
-            total += count * p * e.amount * n
+            total += count * p * e.amount
         elif e.colour == "green":
             amount = e.amount
             if e.per_icon is not None:
                 amount = e.amount * sum(cards[k] for k in _ICON_KINDS.get(e.per_icon, []))
             total += count * p * amount
-        elif e.colour == "red":
-            total += count * p * e.amount * (n - 1) * 0.8
         else:
             total += p * 4
     return total
 
 
+def _others_roll(cards: list[int], dice: dict[int, float]) -> float:
+    """Expected coins one opponent's roll brings the seat: its blue and (taken, often short) red cards."""
+    total = 0.0
+    for e in ESTABLISHMENTS:
+        count = cards[e.index]
+        if count and e.colour in ("blue", "red"):
+            share = 1.0 if e.colour == "blue" else 0.8
+            total += count * _p_roll(e.rolls, dice) * e.amount * share
+    return total
+
+
+def income(state: MachiKoroState, seat: int) -> float:
+    """Expected coins per round of turns that ``seat``'s establishments bring.
+
+    The Train Station lets its owner *choose* one or two dice on every roll,
+    so it never lowers the owner's income: its own rolls are counted with the
+    better of the two (a city of 1-3 cards keeps rolling one die).  Treating
+    it as "two dice half the time" made the Train Station cost income, and
+    `easy`/`medium` then refused to build it as their last landmark (issue 29).
+    A finished seat (Yucata ending) is out of the game: it earns nothing more.
+    """
+    if state._out[seat]:
+        return 0.0
+    cards = state._cards[seat]
+    own = _own_roll(cards, _ONE_DIE)
+    if state._built[seat] & TRAIN_STATION:
+        own = max(own, _own_roll(cards, _TWO_DICE))
+    others = 0.0
+    for p in state._opponents[seat]:
+        others += _others_roll(cards, _MIXED if state._active[p] & TRAIN_STATION else _ONE_DIE)
+    return own + others
+
+
+#: What a seat that completed its landmarks (and so is placed, in the Yucata ending) is worth on top of its
+#: city: as much as a won game in `relative_value`, so that no unfinished city, however rich, is worth more
+#: than a finished one.  (The Kosmos ending and a 2-player game end at once; the evaluation is not asked.)
+FINISHED = 1000.0
+
+
 def evaluate(state: State, seat: int) -> float:
-    """How good ``state`` is for ``seat``, in coins."""
+    """How good ``state`` is for ``seat``, in coins.
+
+    A finished seat is placed ahead of everyone still playing, so it is worth
+    `FINISHED` more.  Without it, finishing in a 3- or 4-player Yucata game was
+    worth only the landmark's small premium over its cost (less than a card's
+    future income), and finishing as the second-to-last player, which ends the
+    game and scores 0 in `relative_value`, was worth less than staying in with
+    a rich city: the bots kept buying cards instead (issue 29).
+    """
     assert isinstance(state, MachiKoroState)
     built = state._built[seat]
     landmarks = sum(m.cost * 1.3 + 4 for m in LANDMARKS if built & m.bit)
-    return landmarks + state._coins[seat] + HORIZON * income(state, seat)
+    finished = FINISHED if state._out[seat] else 0.0
+    return finished + landmarks + state._coins[seat] + HORIZON * income(state, seat)
 
 
 def turns_to_finish(state: MachiKoroState, seat: int) -> float:
@@ -87,6 +131,10 @@ def search_evaluate(state: State, seat: int) -> float:
     assert isinstance(state, MachiKoroState)
     return -turns_to_finish(state, seat)
 
+
+#: `easy` judges every build: there are at most 20 (15 kinds, 4 landmarks, pass), each cheap to judge.  Its
+#: default sample of 12 left the last landmark out of one build decision in five, and `easy` passed.
+EASY_ACTIONS = 20
 
 #: `hard`'s constants: leads are in rounds of the race (search_evaluate), finished games in landmarks.
 SEARCH = {"scale": 1.5, "margin_scale": 1.0, "rollout_depth": 10, "exploration": 0.6, "margin": 0.15}
@@ -136,3 +184,21 @@ class CheeseRanchExpert:
 
 #: Scripted opponents for the arena (not offered in the lobby).
 SCRIPTED = {"expert": CheeseRanchExpert}
+
+
+def finishing_build(state: State) -> str | None:
+    """The build that would complete the mover's landmarks now, if it is legal (for the stall checks).
+
+    `ludothek.bots.endings` counts every decision where this is legal and a
+    bot chose something else: issue 29's `easy` and `medium` did so for
+    hundreds of turns in a row.
+    """
+    assert isinstance(state, MachiKoroState)
+    seat = state.current_player()
+    if seat < 0 or state.phase != "build":
+        return None
+    left = [m for m in LANDMARKS if not state._built[seat] & m.bit]
+    if len(left) != 1:
+        return None
+    action = f"build:{left[0].id}"
+    return action if action in state.legal_actions() else None
