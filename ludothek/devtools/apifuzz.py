@@ -146,10 +146,14 @@ def _schemathesis(base: str, token: str, workdir: Path, name: str, extra: list[s
 
 
 def fuzz(workdir: Path, max_examples: int = 10, phases: str = "examples,coverage,fuzzing,stateful",
-         seed: int = 1, max_time: float | None = None) -> FuzzRun:
-    """Run schemathesis against a fresh portal; see the module's doc."""
+         seed: int = 1, max_time: float | None = None, db_url: str | None = None) -> FuzzRun:
+    """Run schemathesis against a fresh portal; see the module's doc.
+
+    ``db_url``: an empty database to serve from (PostgreSQL, say); a new SQLite file in ``workdir``
+    by default.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
-    settings = Settings(db_url=f"sqlite:///{workdir / 'fuzz.sqlite3'}", bot_delay=0.0, hasher=FAST_HASHER,
+    settings = Settings(db_url=db_url or f"sqlite:///{workdir / 'fuzz.sqlite3'}", bot_delay=0.0, hasher=FAST_HASHER,
                         secret_key="fuzz-secret", mail_interval=0.0, mail_dir=workdir / "mail",
                         access_log=False)
     run = FuzzRun()
