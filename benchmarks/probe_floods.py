@@ -9,8 +9,8 @@ run as the flood.
   registering and logging in as fast as answers come.  Figures: the server's peak resident memory
   (``VmHWM``), the others' move latency, the hashing requests served and refused.
 - **Replay-bomb flood** (`replay_flood_figures`): a few clients (4 by default), each logged in as a
-  guest, POST at once a large valid record to ``/api/records/replay``: ``moves`` real entries of a
-  random game, then ``pairs`` times the same move and its undo (`bomb_record`).  Figures: each
+  guest, POST at once a large valid record to ``/api/records/replay`` (each a different one):
+  ``moves`` real entries of a random game, then ``pairs`` times the same move and its undo (`bomb_record`).  Figures: each
   request's answer and time, the server's CPU seconds and peak memory over the flood, and the
   others' move latency while it lasted.
 """
@@ -132,7 +132,7 @@ async def _guest(base: str) -> str:
         return token
 
 
-async def _bombs(base: str, pid: int, record: dict[str, Any], bombs: int, games: int, calm: float,
+async def _bombs(base: str, pid: int, records: list[dict[str, Any]], bombs: int, games: int, calm: float,
                  timeout: float) -> dict[str, Any]:
     tokens = [await _guest(base) for _ in range(bombs)]
     stop_players = asyncio.Event()
@@ -155,7 +155,7 @@ async def _bombs(base: str, pid: int, record: dict[str, Any], bombs: int, games:
         sent = time.perf_counter()
         async with httpx.AsyncClient(timeout=timeout, headers={"Authorization": f"Bearer {tokens[i]}"}) as c:
             try:
-                statuses[i] = (await c.post(base + "/api/v1/records/replay", json={"record": record, "log": 10})).status_code
+                statuses[i] = (await c.post(base + "/api/v1/records/replay", json={"record": records[i % len(records)], "log": 10})).status_code
             except httpx.HTTPError:
                 statuses[i] = 0
         seconds[i] = time.perf_counter() - sent
@@ -170,17 +170,21 @@ async def _bombs(base: str, pid: int, record: dict[str, Any], bombs: int, games:
 
 
 def replay_flood_figures(db_url: str, moves: int, pairs: int, bombs: int, games: int, timeout: float,
-                         calm: float = 3.0, log: Path | None = None) -> ReplayFlood:
-    """``bombs`` concurrent replays of `bomb_record` against a fresh server on ``db_url``; its log to ``log``."""
+                         calm: float = 3.0, log: Path | None = None, same: bool = False) -> ReplayFlood:
+    """``bombs`` concurrent replays of `bomb_record` against a fresh server on ``db_url``; its log to ``log``.
+
+    Each bomb is a different record (another random game), so no cache spares the server any of them;
+    ``same``: all send one record (what concurrent requests for one record do).
+    """
     import json
 
-    record = bomb_record(moves, pairs)
+    records = [bomb_record(moves, pairs, seed=7 + 1000 * i) for i in range(1 if same else bombs)]
     proc, base = start_server(db_url, log=log, rate_limits=False, bot_workers=0)
     try:
-        f = asyncio.run(_bombs(base, proc.pid, record, bombs, games, calm, timeout))
+        f = asyncio.run(_bombs(base, proc.pid, records, bombs, games, calm, timeout))
     finally:
         stop(proc)
-    return ReplayFlood(entries=len(record["actions"]), kilobytes=len(json.dumps(record)) / 1024,
+    return ReplayFlood(entries=len(records[0]["actions"]), kilobytes=len(json.dumps(records[0])) / 1024,
                        statuses=f["statuses"], seconds=f["seconds"], cpu_seconds=f["cpu"], peak_mb=f["peak_mb"],
                        start_mb=f["start_mb"], end_mb=f["end_mb"], others=Latency(f["move_ms"]),
                        calm=Latency(f["calm_ms"]))

@@ -150,7 +150,7 @@ def _floods(args: argparse.Namespace, db: str, url: str, work: Path, table: Tabl
         reset_database(url)  # a fresh database for the second flood
     r = replay_flood_figures(url if db == "postgres" else url.replace(".sqlite3", "-replay.sqlite3"),
                              args.replay_moves, args.replay_pairs, args.replay_bombs, args.flood_games,
-                             args.replay_timeout, log=work / "replay-flood.log")
+                             args.replay_timeout, log=work / "replay-flood.log", same=args.replay_same)
     size = f"{r.entries:,} entries, {r.kilobytes:,.0f} KB"
     table.add("floods", db, "replay flood: bombs' answers", " ".join(str(s) for s in r.statuses), size)
     table.add("floods", db, "replay flood: bombs' seconds (max)", max(r.seconds), f"all: {' '.join(f'{s:.1f}' for s in r.seconds)}")
@@ -195,6 +195,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--replay-moves", type=int, default=300, help="real entries in the replay bomb")
     p.add_argument("--replay-pairs", type=int, default=2000, help="move/undo pairs after them")
     p.add_argument("--replay-bombs", type=int, default=4, help="bombs sent at once")
+    p.add_argument("--replay-same", action="store_true", help="every bomb sends the same record (else each its own)")
     p.add_argument("--replay-timeout", type=float, default=600.0, help="seconds a bomb may take")
     p.add_argument("--keep", action="store_true", help="keep the work folder (server logs, schemathesis output)")
     args = p.parse_args(argv)
