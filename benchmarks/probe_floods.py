@@ -92,30 +92,36 @@ def login_flood_figures(db_url: str, window: float, flooders: int, games: int, l
 
 
 def bomb_record(moves: int, pairs: int, game: str = "machikoro", players: int = 2, seed: int = 7) -> dict[str, Any]:
-    """A valid record: ``moves`` random entries (chance outcomes included), then ``pairs`` times one
-    move and its undo by the seat to move.  Built without replaying the undos (the same pair applies
-    again after each undo), so it costs the client nothing."""
-    for attempt in range(20):
-        rng = random.Random(seed + attempt)
-        state = eng.load(game).new_state(players, {})
-        while state.move_number() < moves and not state.is_terminal():
-            if state.current_player() == eng.CHANCE:
-                state.apply_action(state.sample_outcome(rng))
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-        if state.is_terminal() or state.current_player() == eng.CHANCE:
-            continue
+    """A valid record: at least ``moves`` random entries (chance outcomes included; moves that would
+    end the game are avoided), then ``pairs`` times one move and its undo by the seat to move.  Built
+    without replaying the undos (the same pair applies again after each undo), so it costs the client
+    nothing."""
+    rng = random.Random(seed)
+    state = eng.load(game).new_state(players, {})
+    for _ in range(10 * moves + 1000):
         seat = state.current_player()
-        for action in state.legal_actions():
-            after = state.clone()
-            after.apply_action(action)
-            if not after.is_terminal() and after.can_undo(seat):
+        if seat == eng.CHANCE:
+            state.apply_action(state.sample_outcome(rng))
+            continue
+        options = state.legal_actions()
+        rng.shuffle(options)
+        lasting = [a for a in options if not _after(state, a).is_terminal()]
+        if state.move_number() >= moves:
+            taken_back = [a for a in lasting if _after(state, a).can_undo(seat)]
+            if taken_back:
                 rec = eng.record(state)
-                rec.pop("result", None)
-                rec["actions"] += [{"seat": seat, "action": action}, {"seat": seat, "action": eng.UNDO}] * pairs
-                eng.replay({**rec, "actions": rec["actions"][: len(rec["actions"]) - 2 * pairs + 4]})  # it is valid
+                rec["actions"] += [{"seat": seat, "action": taken_back[0]}, {"seat": seat, "action": eng.UNDO}] * pairs
                 return rec
+        if not lasting:
+            break
+        state.apply_action(lasting[0])
     raise RuntimeError(f"no position after {moves} random entries of {game} where a move can be taken back")
+
+
+def _after(state: eng.State, action: str) -> eng.State:
+    after = state.clone()
+    after.apply_action(action)
+    return after
 
 
 def _cpu_seconds(pid: int) -> float:
