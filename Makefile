@@ -12,7 +12,7 @@ PORT    ?= 8000
 WORKERS ?= 1
 BOT_WORKERS ?= $(or $(LUDOTHEK_BOT_WORKERS),2)
 
-.PHONY: run test bench lint setup browser clean
+.PHONY: run test bench probe lint setup browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+# The security regression probe (docs/operations.md): PROBE_ARGS="--full" for the issue's scale.
+probe: $(STAMP)
+	$(PY) -m benchmarks.probe_security $(PROBE_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check ludothek tests benchmarks

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -44,7 +45,7 @@ IDLE_SOCKETS = 1000
 OTHER_REQUESTS = 200
 
 
-def _status_kb(pid: int, field: str) -> float:
+def status_mb(pid: int, field: str) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith(field + ":"):
@@ -52,7 +53,10 @@ def _status_kb(pid: int, field: str) -> float:
     return float("nan")
 
 
-def _start(db_url: str, low_file_limit: bool = False, **overrides: Any) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(db_url: str, low_file_limit: bool = False, log: Path | None = None,
+                 **overrides: Any) -> tuple[subprocess.Popen[bytes], str]:
+    """A server subprocess on ``db_url`` with the settings ``overrides``; its output goes to ``log``
+    (a file) if given, else its log lines to this process's standard error."""
     port = _free_port()
     args = "".join(f", {k}={v!r}" for k, v in overrides.items())
     code = f"from ludothek.portal import serve; serve({db_url!r}, '127.0.0.1', {port}, bot_delay=0.0{args})"
@@ -61,8 +65,11 @@ def _start(db_url: str, low_file_limit: bool = False, **overrides: Any) -> tuple
     def lower() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
 
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+    out = log.open("ab") if log is not None else None
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=out or subprocess.DEVNULL, stderr=out,
                             preexec_fn=lower if low_file_limit else None)
+    if out is not None:
+        out.close()  # the child has its own copy
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -85,7 +92,7 @@ async def _token(base: str, path: str, body: Any = None) -> str:
     return token
 
 
-async def _player_pair(base: str, stop: asyncio.Event, move_ms: list[float], think: float) -> None:
+async def player_pair(base: str, stop: asyncio.Event, move_ms: list[float], think: float) -> None:
     """Two players who keep playing games against each other, timing each move's POST."""
     a, b = await _token(base, "/api/v1/guests"), await _token(base, "/api/v1/guests")
     owner = Http(base, {"Authorization": f"Bearer {a}"})
@@ -130,25 +137,33 @@ async def _flooder(base: str, k: int, stop: asyncio.Event, codes: dict[str, list
         await client.close()
 
 
-async def _flood(base: str, pid: int) -> dict[str, Any]:
+async def login_flood(base: str, pid: int, window: float = WINDOW, flooders: int = FLOODERS,
+                      games: int = PLAYER_GAMES) -> dict[str, Any]:
+    """``flooders`` clients register and log in for ``window`` seconds while ``games`` pairs play.
+
+    Before the flood the players play alone for half the window (``calm_ms``, for comparison).
+    Returns the others' move latencies (``move_ms``), the flooders' answers by route (``codes``),
+    and the server's resident memory before (``rss_start``) and at its peak (``peak``), in MB.
+    ``benchmarks.probe_security`` runs this too.
+    """
     stop = asyncio.Event()
     calm_ms: list[float] = []
-    players = [asyncio.create_task(_player_pair(base, stop, calm_ms, 0.1)) for _ in range(PLAYER_GAMES)]
-    await asyncio.sleep(WINDOW / 2)  # the players alone, for comparison
+    players = [asyncio.create_task(player_pair(base, stop, calm_ms, 0.1)) for _ in range(games)]
+    await asyncio.sleep(window / 2)  # the players alone, for comparison
     stop.set()
     await asyncio.gather(*players)
-    rss_start = _status_kb(pid, "VmRSS")
+    rss_start = status_mb(pid, "VmRSS")
 
     stop = asyncio.Event()
     move_ms: list[float] = []
     codes: dict[str, list[int]] = {"register": [], "login": []}
-    players = [asyncio.create_task(_player_pair(base, stop, move_ms, 0.1)) for _ in range(PLAYER_GAMES)]
-    flood = [asyncio.create_task(_flooder(base, k, stop, codes)) for k in range(FLOODERS)]
-    await asyncio.sleep(WINDOW)
+    players = [asyncio.create_task(player_pair(base, stop, move_ms, 0.1)) for _ in range(games)]
+    flood = [asyncio.create_task(_flooder(base, k, stop, codes)) for k in range(flooders)]
+    await asyncio.sleep(window)
     stop.set()
     await asyncio.gather(*players, *flood)
     return {"calm_ms": calm_ms, "move_ms": move_ms, "codes": codes, "rss_start": rss_start,
-            "peak": _status_kb(pid, "VmHWM")}
+            "peak": status_mb(pid, "VmHWM")}
 
 
 async def _others(base: str, n: int) -> tuple[int, list[float]]:
@@ -171,7 +186,7 @@ async def _others(base: str, n: int) -> tuple[int, list[float]]:
 
 
 def _connections(db_url: str) -> list[Row]:
-    proc, base = _start(db_url, low_file_limit=True)
+    proc, base = start_server(db_url, low_file_limit=True)
     port = int(base.rsplit(":", 1)[1])
     idle: list[socket.socket] = []
     try:
@@ -207,9 +222,9 @@ def _connections(db_url: str) -> list[Row]:
 def run() -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
-        proc, base = _start(f"sqlite:///{tmp}/flood.sqlite3", rate_limits=False)
+        proc, base = start_server(f"sqlite:///{tmp}/flood.sqlite3", rate_limits=False)
         try:
-            f = asyncio.run(_flood(base, proc.pid))
+            f = asyncio.run(login_flood(base, proc.pid))
         finally:
             stop(proc)
         codes = f["codes"]

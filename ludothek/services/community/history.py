@@ -171,8 +171,12 @@ class ReplayBook:
 
         An action is marked undone only when its undo is among these entries.
         """
+        # The sentences are written on the first read, by advancing a trailing copy of the game: one
+        # request at a time (a cached book is shared by the threads that serve requests).
+        with self._lock:
+            entries = self._tracked.log[:step]
         lines = []
-        for entry in self._tracked.log[:step]:
+        for entry in entries:
             index = entry.n - 1
             undone_at = self._undone_at.get(index)
             lines.append(_line(entry, viewer, lang, undone_at is not None and undone_at < step))
