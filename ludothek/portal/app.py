@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from ludothek.services import Site
-from ludothek.services.community.replaylimits import ReplayLimits, WorkGate
+from ludothek.services.community.replaylimits import ReplayLimits, replay_gate
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     site.lobby.lobby_per_creator = settings.lobby_per_creator
     site.history.configure(
         ReplayLimits(settings.replay_max_entries, settings.replay_max_undos, settings.replay_cpu_seconds),
-        WorkGate(settings.replay_concurrency, settings.replay_queue),
+        replay_gate(settings.replay_concurrency, settings.replay_queue),
         settings.replay_cache_bytes, settings.replay_import_cache_bytes)
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     # The signing secret is shared by every server of a deployment (it lives in the database).

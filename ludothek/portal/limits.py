@@ -20,9 +20,8 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
 from argon2 import PasswordHasher
@@ -32,6 +31,7 @@ from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter, MovingWindowRateLimiter, SlidingWindowCounterRateLimiter
 from redis.exceptions import RedisError
 
+from ludothek.services.workgate import WorkGate
 from ludothek.storage import TooManyAttempts
 
 log = logging.getLogger(__name__)
@@ -337,7 +337,7 @@ class LoginBrake:
         self.limits.refund("login_addr", address)
 
 
-class HashGate:
+class HashGate(WorkGate):
     """At most ``concurrency`` password hashes at once per process, at most ``queue`` waiting.
 
     An argon2 hash costs 64 MiB and about 0.2 s: without a gate, 40 concurrent
@@ -346,24 +346,7 @@ class HashGate:
     """
 
     def __init__(self, concurrency: int = 2, queue: int = 8) -> None:
-        self.concurrency = concurrency
-        self.queue = queue
-        self._slots = threading.BoundedSemaphore(concurrency)
-        self._lock = threading.Lock()
-        self._inside = 0  # hashing or waiting
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        with self._lock:
-            if self._inside >= self.concurrency + self.queue:
-                raise TooManyAttempts("the server is busy checking passwords; try again in a moment", retry_after=2)
-            self._inside += 1
-        try:
-            with self._slots:
-                yield
-        finally:
-            with self._lock:
-                self._inside -= 1
+        super().__init__(concurrency, queue, message="the server is busy checking passwords; try again in a moment")
 
 
 #: How much lower than the server's other threads the hashing threads run (Linux ``nice`` steps).

@@ -19,7 +19,7 @@ from ludothek import engine as eng
 from ludothek.devtools.replaybomb import bomb
 from ludothek.portal import create_app
 from ludothek.services.community.history import History, ReplayBook
-from ludothek.services.community.replaylimits import BookCache, RecordTooBig, ReplayLimits, WorkGate
+from ludothek.services.community.replaylimits import BookCache, RecordTooBig, ReplayLimits, replay_gate
 from tests.portal.conftest import api_user, csrf_of, make_settings
 
 #: The probe's record: 9,850 move/undo pairs after real moves, about 20,000 entries.
@@ -120,7 +120,7 @@ def test_a_full_gate_refuses_with_retry_after(any_db: str) -> None:
 
 
 def test_gate_queue_is_bounded() -> None:
-    gate = WorkGate(concurrency=1, queue=0)
+    gate = replay_gate(concurrency=1, queue=0)
     with gate.slot(), pytest.raises(Exception, match="busy"), gate.slot():
         pass
     with gate.slot():  # free again

@@ -35,6 +35,7 @@ from ludothek import engine as eng
 from ludothek.engine import CHANCE, UNDO, IllegalAction, State, jsonread
 from ludothek.services.play import Play
 from ludothek.services.tracked import LogEntry, Tracked, undone_rows
+from ludothek.services.workgate import WorkGate
 from ludothek.storage.database import Database
 from ludothek.storage.errors import BadRequest, Conflict, Forbidden
 from ludothek.storage.games import Games
@@ -42,7 +43,7 @@ from ludothek.storage.info import GameInfo
 from ludothek.storage.models import ActionRow
 
 from .chat import Chat
-from .replaylimits import BookCache, Budget, RecordTooBig, ReplayLimits, WorkGate, deep_size
+from .replaylimits import BookCache, Budget, RecordTooBig, ReplayLimits, deep_size, replay_gate
 
 __all__ = ["BadRecord", "History", "RecordTooBig", "ReplayBook", "ReplayLimits", "WorkGate"]
 
@@ -241,7 +242,7 @@ class History:
         #: What an imported record may cost, and how many are replayed at once (the portal sets them
         #: from its settings).
         self.limits = ReplayLimits()
-        self.gate = WorkGate()
+        self.gate = replay_gate()
         #: Entries replayed for imported records (both passes), for tests and the benchmark.
         self.import_work = 0
 

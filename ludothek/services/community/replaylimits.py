@@ -15,12 +15,12 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from ludothek.storage.errors import BadRequest, TooManyAttempts
+from ludothek.services.workgate import WorkGate
+from ludothek.storage.errors import BadRequest
 
 
 class RecordTooBig(BadRequest):
@@ -80,37 +80,11 @@ class Budget:
                                code_key="record_too_costly", seconds=f"{self.seconds:g}", n=index + 1)
 
 
-class WorkGate:
-    """At most ``concurrency`` replays at once per process, at most ``queue`` waiting; past that 429.
-
-    Replaying is pure Python under the GIL: each replay running beside the requests of others
-    takes their turns at the interpreter, and a queue of waiting threads ties up the server's
-    worker threads.  A refused request gets ``Retry-After``.
-    """
-
-    def __init__(self, concurrency: int = 1, queue: int = 4, retry_after: int = 2) -> None:
-        self.concurrency = concurrency
-        self.queue = queue
-        self.retry_after = retry_after
-        self._slots = threading.BoundedSemaphore(concurrency)
-        self._lock = threading.Lock()
-        self._inside = 0  # replaying or waiting
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        with self._lock:
-            if self._inside >= self.concurrency + self.queue:
-                busy = TooManyAttempts("the server is busy replaying other records; try again in a moment",
-                                       retry_after=self.retry_after)
-                busy.params["code_key"] = "replays_busy"
-                raise busy
-            self._inside += 1
-        try:
-            with self._slots:
-                yield
-        finally:
-            with self._lock:
-                self._inside -= 1
+def replay_gate(concurrency: int = 1, queue: int = 4) -> WorkGate:
+    """The gate of replays: pure Python under the GIL, each replay takes its turns at the interpreter
+    from the requests of others, and a queue of waiting threads ties up the server's worker threads."""
+    return WorkGate(concurrency, queue, message="the server is busy replaying other records; try again in a moment",
+                    code_key="replays_busy")
 
 
 class Sized(Protocol):
