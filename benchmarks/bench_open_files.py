@@ -13,13 +13,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import httpx
 
 from benchmarks.bench_portal import _free_port
 from ludothek.devtools.postgres import postgres_url, reset_database
 from ludothek.devtools.processes import stop
+from ludothek.devtools.servers import wait_until_serving
 from ludothek.devtools.services import REDIS, port_open
 
 Row = tuple[str, float, str, str]
@@ -38,16 +38,7 @@ def _measure(db_url: str) -> tuple[int, int]:
     proc = subprocess.Popen([sys.executable, "-m", "ludothek.cli", "serve", "--db", db_url, "--port", str(port)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/api/v1/catalog", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.1)
+        wait_until_serving(proc, base)
         rest = _files(proc.pid)
         peak = [rest]
         errors: list[str] = []
