@@ -24,7 +24,7 @@ import time
 import tracemalloc
 from typing import Any
 
-from benchmarks.bench_limits import _player_pair, _start, _status_kb, _token
+from benchmarks.bench_limits import _token, player_pair, start_server, status_mb
 from benchmarks.bench_portal import Http, _pct
 from ludothek.devtools.processes import stop
 from ludothek.devtools.replaybomb import bomb
@@ -89,7 +89,7 @@ async def _bomber(base: str, k: int, stop_at: asyncio.Event, codes: list[int], m
 async def _load(base: str, pid: int) -> dict[str, Any]:
     stop_at = asyncio.Event()
     calm: list[float] = []
-    players = [asyncio.create_task(_player_pair(base, stop_at, calm, 0.1)) for _ in range(PLAYER_GAMES)]
+    players = [asyncio.create_task(player_pair(base, stop_at, calm, 0.1)) for _ in range(PLAYER_GAMES)]
     await asyncio.sleep(WINDOW / 2)
     stop_at.set()
     await asyncio.gather(*players)
@@ -98,12 +98,12 @@ async def _load(base: str, pid: int) -> dict[str, Any]:
     moves: list[float] = []
     codes: list[int] = []
     bomb_ms: list[float] = []
-    players = [asyncio.create_task(_player_pair(base, stop_at, moves, 0.1)) for _ in range(PLAYER_GAMES)]
+    players = [asyncio.create_task(player_pair(base, stop_at, moves, 0.1)) for _ in range(PLAYER_GAMES)]
     bombers = [asyncio.create_task(_bomber(base, k, stop_at, codes, bomb_ms)) for k in range(BOMBERS)]
     await asyncio.sleep(WINDOW)
     stop_at.set()
     await asyncio.gather(*players, *bombers)
-    return {"calm": calm, "moves": moves, "codes": codes, "bomb_ms": bomb_ms, "peak": _status_kb(pid, "VmHWM"),
+    return {"calm": calm, "moves": moves, "codes": codes, "bomb_ms": bomb_ms, "peak": status_mb(pid, "VmHWM"),
             "cpu": _cpu_seconds(pid) - cpu_before}
 
 
@@ -126,7 +126,7 @@ def run() -> list[Row]:
                                                                      "; target < 50 MB"),
         ]
     with tempfile.TemporaryDirectory() as tmp:
-        proc, base = _start(f"sqlite:///{tmp}/bomb.sqlite3", rate_limits=False)
+        proc, base = start_server(f"sqlite:///{tmp}/bomb.sqlite3", rate_limits=False)
         try:
             f = asyncio.run(_load(base, proc.pid))
         finally:
