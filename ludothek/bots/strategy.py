@@ -108,7 +108,9 @@ class SearchSettings:
     #: that seat), the same utility in expectation.  For games whose result places every seat and where
     #: playing on for second place is the game (Machi Koro's Yucata ending: a seat that can no longer win
     #: valued finishing second at 0 and passed on its last landmark for hundreds of turns, issue 29).
-    #: Off: win/loss (`State.returns`) and the lead over the best other seat.  Two players: the same either way.
+    #: The reward then shrinks a little per decision (`ismcts.PLACEMENT_DISCOUNT`): the same place sooner.
+    #: Off, and always with two players (where the utility is the win anyway): win/loss (`State.returns`) and
+    #: the lead over the best other seat.
     placement: bool = False
 
 
