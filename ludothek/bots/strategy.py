@@ -102,6 +102,30 @@ class SearchSettings:
     #: stopped by the clock at 450 is not the bot that was measured at 200, and more iterations were not
     #: measurably stronger in any game (Machi Koro 8,000 against 2,000; Carpe Diem 400 against 100).
     iterations: int = 2000
+    #: Score seats by their place rather than by win or loss, with 3 or more players (`placement_utility`):
+    #: a finished game is worth the share of the other seats a seat finished ahead of (1 first, 0 last), and
+    #: a cut-off position the mean of its chances to beat each other seat (the logistic of its lead over
+    #: that seat), the same utility in expectation.  For games whose result places every seat and where
+    #: playing on for second place is the game (Machi Koro's Yucata ending: a seat that can no longer win
+    #: valued finishing second at 0 and passed on its last landmark for hundreds of turns, issue 29).
+    #: The reward then shrinks a little per decision (`ismcts.PLACEMENT_DISCOUNT`): the same place sooner.
+    #: Off, and always with two players (where the utility is the win anyway): win/loss (`State.returns`) and
+    #: the lead over the best other seat.
+    placement: bool = False
+
+
+def placement_utility(state: State) -> list[float]:
+    """Per seat of a finished game: the share of the other seats it placed ahead of (a tie counts half).
+
+    1 for a sole winner, 0 for a sole last, (n - rank) / (n - 1) in between; with two players it equals
+    `State.returns`.  Only `hard`'s search uses it (`SearchSettings.placement`); the arena still counts wins.
+    """
+    ranks = {r.seat: r.rank for r in state.result()}
+    n = state.num_players
+    if n == 1:
+        return state.returns()
+    return [sum(1.0 if ranks[s] < ranks[o] else 0.5 if ranks[s] == ranks[o] else 0.0
+                for o in range(n) if o != s) / (n - 1) for s in range(n)]
 
 
 def _terminal_only(state: State, seat: int) -> float:

@@ -126,10 +126,21 @@ def search_evaluate(state: State, seat: int) -> float:
 
     Machi Koro is a race: what decides it is who finishes first, which the
     coin-valued `evaluate` only approximates.  A seat already out (finished
-    in the Yucata ending) is far ahead.
+    in the Yucata ending) has its place: it is `PLACED_AHEAD` rounds ahead of
+    any seat still playing, and ahead of the seats that finished after it.
+    Counting it 0 rounds ahead (no landmark left) made a seat that could no
+    longer win see a fair chance to beat it by staying in, more than finishing
+    second was worth, and `hard` passed on its last landmark (issue 29).
     """
     assert isinstance(state, MachiKoroState)
+    if state._out[seat]:
+        return PLACED_AHEAD * (state.num_players - state._placing.index(seat))
     return -turns_to_finish(state, seat)
+
+
+#: How many rounds of the race (`search_evaluate`) a placed seat is ahead per place: enough that the
+#: logistic of the search (scale 1.5 rounds) sees the order of placed seats as settled.
+PLACED_AHEAD = 100.0
 
 
 #: `easy` judges every build: there are at most 20 (15 kinds, 4 landmarks, pass), each cheap to judge.  Its
@@ -137,7 +148,8 @@ def search_evaluate(state: State, seat: int) -> float:
 EASY_ACTIONS = 20
 
 #: `hard`'s constants: leads are in rounds of the race (search_evaluate), finished games in landmarks.
-SEARCH = {"scale": 1.5, "margin_scale": 1.0, "rollout_depth": 10, "exploration": 0.6, "margin": 0.15}
+SEARCH = {"scale": 1.5, "margin_scale": 1.0, "rollout_depth": 10, "exploration": 0.6, "margin": 0.15,
+          "placement": True}
 
 
 class CheeseRanchExpert:
