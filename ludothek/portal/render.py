@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse
@@ -98,6 +99,16 @@ def waiting_count(request: Request, user: UserInfo | None) -> int:
     return int(cached)
 
 
+def path_without_lang(request: Request) -> str:
+    """The page's path with its query but without ``lang``: where the language switch returns to.
+
+    A ``lang`` in the query would override the newly chosen language; every other parameter (a rules
+    page's ``mode``, a list's filter) is the reader's choice and stays.
+    """
+    query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "lang"])
+    return f"{request.url.path}?{query}" if query else request.url.path
+
+
 def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
     lang = lang_of(request, user)
     return {
@@ -106,6 +117,7 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "lang": lang,
         "csrf": session_of(request).csrf,
         "path": request.url.path,
+        "here": path_without_lang(request),
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
         "fmt_date": lambda when: format_day(when, lang),

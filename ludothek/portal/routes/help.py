@@ -75,15 +75,39 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False, "typographer": True}).enable("table")
 
 
+#: Tables with more columns than this are stacked on a phone: each row becomes a small card whose
+#: cells carry their column's name (``data-label``), so nothing scrolls sideways.
+STACK_ABOVE_COLUMNS = 2
+
+
 def render_markdown(text: str) -> Markup:
-    """HTML of a rules text.  Tables scroll sideways on phones, so each one can take the keyboard's
-    focus (``tabindex="0"``): a scrolling region nobody can reach by keyboard fails axe's
-    "scrollable-region-focusable"."""
+    """HTML of a rules text.
+
+    Tables with more than `STACK_ABOVE_COLUMNS` columns get the class ``stack`` and every cell the
+    name of its column (``data-label``): on a phone the stylesheet shows each row as a block of
+    "column: value" lines instead of a table that would scroll sideways.  Pictures load lazily.
+    """
     md = _markdown()
     tokens = md.parse(text)
-    for token in tokens:
+    headers: list[str] = []
+    column = 0
+    for index, token in enumerate(tokens):
         if token.type == "table_open":
-            token.attrSet("tabindex", "0")
+            headers = []
+            end = next(i for i in range(index, len(tokens)) if tokens[i].type == "thead_close")
+            headers = [tokens[i + 1].content.replace("*", "") for i in range(index, end) if tokens[i].type == "th_open"]
+            if len(headers) > STACK_ABOVE_COLUMNS:
+                token.attrSet("class", "stack")
+        elif token.type == "tr_open":
+            column = 0
+        elif token.type == "td_open":
+            if column < len(headers) and headers[column]:
+                token.attrSet("data-label", headers[column])
+            column += 1
+        elif token.type == "inline":
+            for child in token.children or []:
+                if child.type == "image":
+                    child.attrSet("loading", "lazy")
     return Markup(md.renderer.render(tokens, md.options, {}))  # safe: markdown-it escapes raw HTML (html=False)
 
 
