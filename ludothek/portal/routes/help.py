@@ -112,7 +112,10 @@ def render_markdown(text: str) -> Markup:
 
 
 def parse_rules(markdown: str) -> RulesPage:
-    """Split a rules file into its ``# `` title, intro and ``## `` sections (short ``+++`` long)."""
+    """Split a rules file into its ``# `` title, intro and ``## `` sections (short ``+++`` long).
+
+    A section that starts with ``+++`` has no short version: the short rules leave it out (a newcomer
+    needs the goal, a turn and the scoring, not every ruling)."""
     title, intro_lines = "", []
     sections: list[tuple[str, list[str]]] = []
     in_fence = False
@@ -130,7 +133,7 @@ def parse_rules(markdown: str) -> RulesPage:
     parsed = []
     for index, (heading, lines) in enumerate(sections, start=1):
         body = "\n".join(lines)
-        short, sep, long = body.partition(f"\n{SHORT_LONG_SEPARATOR}\n")
+        short, sep, long = f"\n{body}".partition(f"\n{SHORT_LONG_SEPARATOR}\n")
         if not sep:
             short, long = "", body
         parsed.append(RulesSection(f"s{index}", heading, render_markdown(short.strip()),
