@@ -237,7 +237,7 @@ def snowdonia(lang: str) -> list[str]:
         stations = data("snowdonia", name)["stations"]
         back = any("surveyor_vp_back" in s for s in stations)
         header = [pick(lang, "Nr.", "No."), "Station", pick(lang, "Gleiskarten davor", "Track cards before"),
-                  pick(lang, "Räumplätze (Geröll → Punkte)", "Shovel sites (rubble → points)"),
+                  pick(lang, "Baustellen (Geröll → Punkte)", "Shovel sites (rubble → points)"),
                   pick(lang, "Bauplätze (Kosten → Punkte)", "Build sites (cost → points)"),
                   pick(lang, "Vermesser-Punkte", "Surveyor points"), pick(lang, "Spieler", "Players")]
         rows = []
