@@ -349,7 +349,16 @@ def carpediem(lang: str) -> list[str]:
                                                                   "Goals (line: feature → points)")],
                    [[f["id"], ", ".join(f"{g['position']}: {cd_name(g['kind'], lang)} → {g['vp']}" for g in f["goals"])]
                     for f in data("carpediem", "frames.json")["parts"]])
-    return [setups, buildings, villas, cards, fountain, frames]
+    per_pass = rules["rondel_spaces"] * rules["tiles_per_space"]
+    backs = Counter(t["back"] for t in tiles)
+    light_passes = backs["light"] // per_pass
+    light_name, dark_name = pick(lang, "hell", "light"), pick(lang, "dunkel", "dark")
+    rondel = table([pick(lang, "Durchgang", "Pass"), pick(lang, "Runden", "Rounds"),
+                    pick(lang, "Plättchen am Rondell", "Tiles at the rondel")],
+                   [[n, rules["rondel_spaces"], f"{rules['rondel_spaces']} × {rules['tiles_per_space']} "
+                     + (light_name if n <= light_passes else dark_name)] for n in range(1, rules["passes"] + 1)])
+    assert backs["dark"] == rules["seal_spaces"] + per_pass * (rules["passes"] - light_passes)
+    return [setups, rondel, buildings, villas, cards, fountain, frames]
 
 
 TABLES: dict[str, Callable[[str], list[str]]] = {
