@@ -68,6 +68,13 @@ class RulesPage:
     intro: Markup
     sections: tuple[RulesSection, ...]
 
+    def shown(self, mode: str) -> tuple[RulesSection, ...]:
+        """The sections a mode shows: the short rules leave out the sections without a short version
+        (unless no section has one: then the short rules are the whole text)."""
+        if mode != "short" or not any(s.short for s in self.sections):
+            return self.sections
+        return tuple(s for s in self.sections if s.short)
+
 
 @cache
 def _markdown() -> MarkdownIt:
@@ -83,7 +90,7 @@ STACK_ABOVE_COLUMNS = 2
 def render_markdown(text: str) -> Markup:
     """HTML of a rules text.
 
-    Tables with more than `STACK_ABOVE_COLUMNS` columns get the class ``stack`` and every cell the
+    Tables with more than `STACK_ABOVE_COLUMNS` columns get the class ``rows-as-cards`` and every cell the
     name of its column (``data-label``): on a phone the stylesheet shows each row as a block of
     "column: value" lines instead of a table that would scroll sideways.  Pictures load lazily.
     """
@@ -97,7 +104,7 @@ def render_markdown(text: str) -> Markup:
             end = next(i for i in range(index, len(tokens)) if tokens[i].type == "thead_close")
             headers = [tokens[i + 1].content.replace("*", "") for i in range(index, end) if tokens[i].type == "th_open"]
             if len(headers) > STACK_ABOVE_COLUMNS:
-                token.attrSet("class", "stack")
+                token.attrSet("class", "rows-as-cards")
         elif token.type == "tr_open":
             column = 0
         elif token.type == "td_open":
