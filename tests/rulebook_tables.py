@@ -325,26 +325,26 @@ def carpediem(lang: str) -> list[str]:
     tiles = data("carpediem", "tiles.json")["tiles"]
     light = Counter(p["kind"] for t in tiles if t["back"] == "light" for p in t["parts"])
     dark = Counter(p["kind"] for t in tiles if t["back"] == "dark" for p in t["parts"])
-    rewards: dict[str, Callable[[], str]] = {
-        "administrator": lambda: pick(lang, "2 Banderolenschritte", "2 banner steps"),
-        "merchant": lambda: pick(lang, "alle Waren zurück, dafür so viele Münzen + 1",
+    rewards: dict[str, str] = {
+        "administrator": pick(lang, "2 Banderolenschritte", "2 banner steps"),
+        "merchant": pick(lang, "alle Waren zurück, dafür so viele Münzen + 1",
                                  "hand in all wares, take that many coins + 1"),
-        "baker": lambda: pick(lang, "2 Brote", "2 bread"),
-        "craftsman": lambda: pick(lang, "ein Plättchen von einem Siegelfeld sofort bauen",
+        "baker": pick(lang, "2 Brote", "2 bread"),
+        "craftsman": pick(lang, "ein Plättchen von einem Siegelfeld sofort bauen",
                                   "build a tile from a seal space at once"),
-        "villa": lambda: pick(lang, "Punkte nach Schornsteinen (Villentabelle)", "points by chimneys (villa table)"),
-        "market": lambda: pick(lang, "1 Münze", "1 coin"),
-        "bakery": lambda: pick(lang, "1 Brot", "1 bread"),
-        "fountain": lambda: pick(lang, "2 Brunnenkarten ansehen, 1 behalten", "look at 2 fountain cards, keep 1"),
+        "villa": pick(lang, "Punkte nach Schornsteinen (Villentabelle)", "points by chimneys (villa table)"),
+        "market": pick(lang, "1 Münze", "1 coin"),
+        "bakery": pick(lang, "1 Brot", "1 bread"),
+        "fountain": pick(lang, "2 Brunnenkarten ansehen, 1 behalten", "look at 2 fountain cards, keep 1"),
     }
-    for kind, ware in CD_REWARD.items():
-        rewards[kind] = lambda ware=ware: pick(lang, f"Plättchen − 1 {ware[0]}", f"tiles − 1 {ware[1]}")
+    for kind, (de, en) in CD_REWARD.items():
+        rewards[kind] = pick(lang, f"Plättchen − 1 {de}", f"tiles − 1 {en}")
     order = ["pond", "vineyard", "garden", "chicken_yard", "administrator", "merchant", "baker", "craftsman",
              "villa", "market", "bakery", "fountain"]
     buildings = table([pick(lang, "Bereich", "Feature"), pick(lang, "Teile auf hellen / dunklen Plättchen",
                                                               "Parts on light / dark tiles"),
                        pick(lang, "Ertrag, sobald fertig", "Reward when completed")],
-                      [[cd_name(k, lang), f"{light[k]} / {dark[k]}", rewards[k]()] for k in order])
+                      [[cd_name(k, lang), f"{light[k]} / {dark[k]}", rewards[k]] for k in order])
     frames = table([pick(lang, "Rahmenteil", "Frame part"), pick(lang, "Ziele (Linie: Bereich → Punkte)",
                                                                   "Goals (line: feature → points)")],
                    [[f["id"], ", ".join(f"{g['position']}: {cd_name(g['kind'], lang)} → {g['vp']}" for g in f["goals"])]

@@ -101,3 +101,22 @@ def test_language_switch_keeps_the_short_version(browser: Any, server: str) -> N
     assert "mode=short" in page.url and page.locator(".rules-long").count() == 0
     shot(page, "rules-carpediem-en-short-1366")
     page.context.close()
+
+
+def test_axe_finds_nothing_on_the_rules_pages(browser: Any, server: str) -> None:  # noqa: F811
+    """axe-core: no violation of any impact (moderate included: the summaries' landmarks are labelled
+    one by one) on the rules pages in every version, on a phone and a desktop."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = {}
+    for width, height in ((390, 844), (1366, 900)):
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        for kind in GAME_MODULES:
+            for mode in ("short", "long", "both"):
+                lang = "de" if kind in ("machikoro", "snowdonia") else "en"
+                page.goto(f"{server}/games/{kind}/rules?lang={lang}&mode={mode}")
+                violations = Axe().run(page).response["violations"]
+                if violations:
+                    found[f"{kind}/{mode}/{width}"] = [(v["id"], v["impact"]) for v in violations]
+        page.context.close()
+    assert not found, found
