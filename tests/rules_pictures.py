@@ -59,20 +59,12 @@ def picture_path(game: str, lang: str) -> Path:
     return ROOT / "ludothek" / "games" / game / "web" / f"{game}_rules_board_{lang}.webp"
 
 
-def photograph(browser: Any, base: str, game: str, seed: int) -> None:
-    """Play ``game`` to mid-game as ``ada`` and save its board picture in both languages."""
+def photograph(page: Any, base: str, game: str, seed: int) -> None:
+    """Play ``game`` to mid-game as the logged-in ``ada`` and save its board picture in both languages."""
     from tests.browser_support import new_game
     from tests.portal.test_phones import play_some_turns
 
     seats, options, turns = SETUPS[game]
-    context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="en")
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    page.goto(f"{base}/login")
-    page.fill("input[name=name]", "ada")
-    page.fill("input[name=password]", "password-ada")
-    page.click("form[action='/login'] button[type=submit]")
-    page.wait_for_selector("#account-link")
     new_game(page, base, game, seats, options)
     page.wait_for_selector("#game[data-status=running]")
     gid = int(page.get_attribute("#game", "data-game"))
@@ -89,7 +81,6 @@ def photograph(browser: Any, base: str, game: str, seed: int) -> None:
         path = picture_path(game, lang)
         path.write_bytes(base64.b64decode(webp))
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KiB")
-    context.close()
 
 
 def main(games: list[str]) -> None:
@@ -102,9 +93,11 @@ def main(games: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp, \
             running_server(make_settings(f"sqlite:///{tmp}/pictures.sqlite3")) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        register(browser, base, "ada").context.close()
+        page = register(browser, base, "ada")
+        page.set_viewport_size({"width": 1000, "height": 900})
+        page.set_default_timeout(20_000)
         for seed, game in enumerate(games or list(SETUPS)):
-            photograph(browser, base, game, seed)
+            photograph(page, base, game, seed)
         browser.close()
 
 
