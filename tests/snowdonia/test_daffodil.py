@@ -554,7 +554,10 @@ def test_the_end_of_game_breakdown_has_a_daffodil_line() -> None:
     lines = {p["part"]: p for p in v["breakdown"][0]["parts"]}
     assert lines["daffodils"]["points"] == 43
     assert lines["daffodils"]["detail"] == {"de": "6 Narzissen", "en": "6 daffodils"}
-    assert sum(p["points"] for p in v["breakdown"][0]["parts"]) == v["breakdown"][0]["total"]
+    assert sum(p["points"] or 0 for p in v["breakdown"][0]["parts"]) == v["breakdown"][0]["total"]
+    st.players[0]["daffodils"] = 1
+    one = {p["part"]: p for p in st.view(0)["breakdown"][0]["parts"]}["daffodils"]
+    assert one["detail"] == {"de": "1 Narzisse", "en": "1 daffodil"} and one["points"] == 3
 
 
 def test_the_view_and_board_show_canal_cards_and_daffodils() -> None:
