@@ -12,6 +12,7 @@ from ludothek.engine import score_part
 from ludothek.texts import t, tn
 
 from .components import AREAS
+from .notation import decision_prompt
 from .scoring import contract_value_alone
 
 if TYPE_CHECKING:
@@ -248,7 +249,8 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
         "round": st.round,
         "over": st.over,
         "to_move": None if d is None or st.over else d["seat"],
-        "decision": None if d is None else {k: v for k, v in d.items()},
+        #: The decision with its prompt in both languages (``prompt``), so the board never shows a raw kind.
+        "decision": None if d is None else {**d, "prompt": {lang: decision_prompt(d, lang) for lang in ("de", "en")}},
         "chance": None if st.chance is None else st.chance[0],
         "start_player": st.start_player,
         "turn_order": order,
