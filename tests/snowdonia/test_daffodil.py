@@ -573,7 +573,9 @@ def test_the_view_and_board_show_canal_cards_and_daffodils() -> None:
     assert v["route"][6]["build"][0]["track_only"] is True
     assert v["panels"][1]["daffodils"] == 2
     html = render_board(st, 0, "en")
-    assert html.count('class="sd-tcard sd-canal"') == 2 * 7  # wide and narrow drawing
+    assert html.count('class="sd-tcard sd-canal"') == 3 * 7  # wide, middle and narrow drawing
+    # every canal card shows the daffodil it gives, in each drawing
+    assert html.count('<text class="sd-flower"') >= 3 * 7
     assert "✿" in html and 'data-daffodils="2"' in html and "sd-daffodil" in html
     assert "canal track card" in html
 
