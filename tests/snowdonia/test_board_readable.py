@@ -207,6 +207,6 @@ def test_the_board_is_readable_and_offers_every_decision(browser: Any, server: s
     (ARTIFACTS / f"sd-read-{map_key}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     assert not problems, "\n".join(problems)
     assert not missing, f"decisions offered only in the sentence list: {missing}"
-    # the base game's builds come with this seed; Blaenau Ffestiniog's random player rarely has a stone
-    assert {"place", "window", "contract"} | ({"end"} if map_key == "blaenau_ffestiniog" else {"build"}) <= set(offered)
+    # which other kinds come depends on the bots' game; test_board_decisions.py renders each kind
+    assert {"place"} | ({"end"} if map_key == "blaenau_ffestiniog" else set()) <= set(offered)
     assert len(set(tops)) == 1, f"the action areas move: section index {tops}"
