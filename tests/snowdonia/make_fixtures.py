@@ -3,7 +3,8 @@
 ``python -m tests.snowdonia.make_fixtures NAME...`` regenerates only the named files (for example a new
 map's game) and leaves the others as they are.
 
-Only needed after a deliberate rules change (bump ``rules_version`` then). The games are played by a
+Only needed after a deliberate rules change (bump ``rules_version`` then, or keep old records replaying as
+the Daffodil Line does: ``fixtures/first_rule/`` holds records of an earlier rule and is never touched here). The games are played by a
 simple greedy player so that they use trains, contracts and building, not only random moves.
 """
 

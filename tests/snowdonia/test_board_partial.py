@@ -26,12 +26,16 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templ
 ENV = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
 
 
-def render(state: Any, seat: int | None, lang: str) -> str:
-    legal = state.legal_actions() if seat is not None and state.current_player() == seat else []
+def render(state: Any, seat: int | None, lang: str, legal: list[str] | None = None) -> str:
+    """The board for ``seat``; ``legal`` replaces the state's legal actions (to show a rare case)."""
+    if legal is None:
+        legal = state.legal_actions() if seat is not None and state.current_player() == seat else []
     names = [f"P{i}" for i in range(state.num_players)]
 
+    real = set(state.legal_actions()) if not state.is_terminal() and not state.is_chance_node() else set()
+
     def describe(a: str) -> str:
-        return str(state.describe(a, lang, names=names))
+        return str(state.describe(a, lang, names=names)) if a in real else a  # a made-up action: its name
 
     ctx = {
         "view": state.view(seat), "seat": seat, "legal": legal, "lang": lang,

@@ -12,15 +12,18 @@ from collections.abc import Sequence
 
 import pytest
 
-from ludothek.engine import CHANCE
+from ludothek.engine import CHANCE, IllegalAction
 from ludothek.games.snowdonia import GAME, SnowdoniaState
 from ludothek.games.snowdonia.scoring import daffodil_points
 
 from .helpers import kind, passes, place, play, settle
 
 BASE = (2, 3, 4, 5, 2, 3, 4)
-#: Canal cards in slot order 4..10: how much rubble fills each, and which show a daffodil.
-CANAL = ("4", "2", "3+daffodil", "5", "3", "4+daffodil", "5+daffodil")
+#: Canal cards in slot order 4..10: how much rubble fills each (every one gives a daffodil).
+CANAL = ("4", "2", "3", "5", "3", "4", "5")
+#: The same cards as records made before issue 29 name them: the first rule, where only the
+#: three cards dealt with ``+daffodil`` gave one.
+FIRST_RULE_CANAL = ("4", "2", "3+daffodil", "5", "3", "4+daffodil", "5+daffodil")
 #: The middle card's back is fog, so round 1's end leaves the work rates alone.
 ROW = (1, 7, 2)
 OPTIONS = {"map": "daffodil_line"}
@@ -70,14 +73,15 @@ def test_setup_ledbury_base_cards_with_rubble_and_empty_canal_cards() -> None:
         assert st.legal_actions() == ["track:2", "track:3", "track:4", "track:5"]
         st.apply_action(f"track:{value}")
     # Slot 4 lies before Four Oaks Halt: a canal card is dealt there.
-    assert sorted(st.legal_actions()) == ["canal:2", "canal:3", "canal:3+daffodil", "canal:4",
-                                          "canal:4+daffodil", "canal:5", "canal:5+daffodil"]
+    assert sorted(st.legal_actions()) == ["canal:2", "canal:3", "canal:4", "canal:5"]
+    assert dict(st.chance_outcomes()) == {"canal:2": 1 / 7, "canal:3": 2 / 7, "canal:4": 2 / 7, "canal:5": 2 / 7}
     st = new_daffodil(2)
     assert st.lay.stations[0].key == "ledbury" and st.lay.stations[0].number == 1
     assert [t["rubble"] for t in st.tracks] == [2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4]
     assert [bool(t.get("canal")) for t in st.tracks] == [False] * 4 + [True] * 7 + [False] * 3
     assert [t["number"] for t in st.tracks[4:11]] == [4, 2, 3, 5, 3, 4, 5]
-    assert [bool(t.get("daffodil")) for t in st.tracks[4:11]] == [False, False, True, False, False, True, True]
+    assert [bool(t.get("daffodil")) for t in st.tracks[4:11]] == [True] * 7
+    assert st.canal_marked is False
     assert st.sites[1]["dig"][0]["rubble"] == 3  # shovel sites carry their rubble as usual
     assert all(p["daffodils"] == 0 for p in st.players)
     assert not st.canal_pool
@@ -151,16 +155,16 @@ def test_clearing_and_filling_in_one_action_uses_the_rubble_just_taken() -> None
     assert st.players[0]["daffodils"] == 1  # for the last rubble of Dymock's daffodil site
 
 
-def test_filling_the_last_cube_of_a_daffodil_canal_card_gives_a_daffodil() -> None:
+def test_filling_the_last_cube_of_a_canal_card_gives_a_daffodil() -> None:
     st = new_daffodil(2)
     ready_canal(st)
     st.tracks[4]["rubble"], st.tracks[5]["rubble"] = 4, 1
     st.sites[3]["dig"][0]["rubble"] = 0  # Four Oaks Halt's shovel site lies between slots 5 and 6
     st.players[0]["rubble"] = 9
-    st.rates["excavate"] = 2  # work rate 3: 1 into slot 5 (no daffodil), 2 into slot 6 (3+daffodil)
+    st.rates["excavate"] = 2  # work rate 3: 1 into slot 5 (now full: a daffodil), 2 into slot 6 (3)
     place(st, {0: ["B1", "G"], 1: ["G", "G"]})
     assert st.tracks[5]["rubble"] == 2 and st.tracks[6]["rubble"] == 2
-    assert st.players[0]["daffodils"] == 0  # slot 5 shows none; slot 6 is not full yet
+    assert st.players[0]["daffodils"] == 1  # slot 5 is full; slot 6 is not full yet
     st2 = new_daffodil(2)
     ready_canal(st2)
     st2.tracks[4]["rubble"], st2.tracks[5]["rubble"], st2.tracks[6]["rubble"] = 4, 2, 1
@@ -169,6 +173,94 @@ def test_filling_the_last_cube_of_a_daffodil_canal_card_gives_a_daffodil() -> No
     place(st2, {0: ["G", "G"], 1: ["B1", "G"]})
     assert st2.tracks[6]["rubble"] == 3 and st2.players[1]["daffodils"] == 1
     assert st2.players[1]["rubble"] == 2
+
+
+def test_seed_worked_example_the_last_cube_needed_wins_the_daffodil() -> None:
+    """The seed: „Auf jeder Kanal-Gleiskarte gibt eine Zahl an, wie viel Geröll benötigt wird, um den
+    stillgelegten Kanal vollständig aufzufüllen. Der Spieler, der das letzte dazu notwendige
+    Geröll-Klötzchen auf die Karte legt, erhält einen Narzissen-Marker."
+
+    Worked example: the first canal card (slot 4) says 4.  In round 1 the first player fills 2 of it
+    (work rate 2) and gets nothing; the second player, on the next excavation space, fills the 2 still
+    needed and gets the daffodil.  The card takes no more (the rest of the second player's work goes
+    to the next card, a 2, which is not full yet)."""
+    st = new_daffodil(2)
+    ready_canal(st)
+    assert st.tracks[4]["number"] == 4 and st.tracks[4]["rubble"] == 0
+    st.players[0]["rubble"] = 2
+    st.players[1]["rubble"] = 3
+    st.rates["excavate"] = 2  # work rate 3
+    place(st, {0: ["B1", "G"], 1: ["B2", "G"]})
+    assert st.tracks[4]["rubble"] == 4  # full: 2 from the first player, the last 2 from the second
+    assert st.tracks[5]["rubble"] == 1  # the second player's third cube goes uphill
+    assert [p["daffodils"] for p in st.players] == [0, 1]
+    assert [p["filled"] for p in st.players] == [2, 3]
+
+
+def test_every_canal_card_gives_one_daffodil_to_whoever_fills_it() -> None:
+    """All seven canal cards, whatever their number, give exactly one daffodil each: seat 0 fills
+    each card but its last cube, seat 1 puts that last cube and gets all seven."""
+    st = new_daffodil(2)
+    ready_canal(st)
+    for si in range(3, 7):
+        for d in st.sites[si]["dig"]:
+            d["rubble"] = 0
+    for slot in range(4, 11):
+        need = st.tracks[slot]["number"]
+        st.players[0]["rubble"] = need - 1
+        st.excavate(0, need - 1)
+        assert st.tracks[slot]["rubble"] == need - 1
+        st.players[1]["rubble"] = 1
+        st.excavate(1, 1)
+        assert st.tracks[slot]["rubble"] == need
+    assert [p["daffodils"] for p in st.players] == [0, 7]
+
+
+def test_an_event_filling_a_canal_card_gives_nobody_a_daffodil() -> None:
+    st = new_daffodil(2)
+    ready_canal(st)
+    st.event_excavate()
+    assert st.tracks[4]["rubble"] == 4
+    assert [p["daffodils"] for p in st.players] == [0, 0]
+
+
+# ----- records begun under the first rule ----------------------------------------------------
+def test_a_record_with_first_rule_card_names_keeps_the_first_rule() -> None:
+    """Records made before issue 29 dealt ``canal:N+daffodil`` for three cards; they replay as they
+    were played: only those three cards give a daffodil (ruling 44)."""
+    st = new_daffodil(2, canal=FIRST_RULE_CANAL)
+    assert st.canal_marked is True
+    assert [bool(t.get("daffodil")) for t in st.tracks[4:11]] == [False, False, True, False, False, True, True]
+    ready_canal(st)
+    st.tracks[4]["rubble"], st.tracks[5]["rubble"] = 4, 1
+    st.players[0]["rubble"] = 9
+    place(st, {0: ["B1", "G"], 1: ["G", "G"]})
+    assert st.tracks[5]["rubble"] == 2  # full, but dealt as a plain card under the first rule
+    assert st.players[0]["daffodils"] == 0
+
+
+def test_first_rule_names_switch_the_cards_dealt_before_them_too() -> None:
+    """The first rule is known only when the first ``+daffodil`` card comes: plain cards dealt
+    before it are then switched off as well (nobody can fill a card during the setup)."""
+    st = new_daffodil(2, canal=("4", "2", "3", "5", "3+daffodil", "4", "5"))
+    assert [bool(t.get("daffodil")) for t in st.tracks[4:11]] == [False] * 4 + [True, False, False]
+
+
+def test_first_rule_names_are_accepted_but_never_offered() -> None:
+    st = GAME.new_state(2, OPTIONS)
+    assert isinstance(st, SnowdoniaState)
+    for value in (2, 3, 4, 5):
+        st.apply_action(f"track:{value}")
+    assert not any("+daffodil" in a for a in st.legal_actions())
+    before = st.snapshot()
+    for bad in ("canal:9+daffodil", "canal:3+tulip", "canal:3+", "canal:+daffodil"):
+        with pytest.raises(IllegalAction):
+            st.apply_action(bad)
+        assert st.snapshot() == before
+    st.apply_action("canal:2+daffodil")
+    with pytest.raises(IllegalAction):
+        st.apply_action("canal:2+daffodil")  # the only 2 is dealt
+    assert st.canal_marked is True
 
 
 def test_track_can_be_laid_on_a_canal_card_only_once_it_is_full() -> None:
@@ -462,7 +554,10 @@ def test_the_end_of_game_breakdown_has_a_daffodil_line() -> None:
     lines = {p["part"]: p for p in v["breakdown"][0]["parts"]}
     assert lines["daffodils"]["points"] == 43
     assert lines["daffodils"]["detail"] == {"de": "6 Narzissen", "en": "6 daffodils"}
-    assert sum(p["points"] for p in v["breakdown"][0]["parts"]) == v["breakdown"][0]["total"]
+    assert sum(p["points"] or 0 for p in v["breakdown"][0]["parts"]) == v["breakdown"][0]["total"]
+    st.players[0]["daffodils"] = 1
+    one = {p["part"]: p for p in st.view(0)["breakdown"][0]["parts"]}["daffodils"]
+    assert one["detail"] == {"de": "1 Narzisse", "en": "1 daffodil"} and one["points"] == 3
 
 
 def test_the_view_and_board_show_canal_cards_and_daffodils() -> None:
@@ -478,7 +573,9 @@ def test_the_view_and_board_show_canal_cards_and_daffodils() -> None:
     assert v["route"][6]["build"][0]["track_only"] is True
     assert v["panels"][1]["daffodils"] == 2
     html = render_board(st, 0, "en")
-    assert html.count('class="sd-tcard sd-canal"') == 2 * 7  # wide and narrow drawing
+    assert html.count('class="sd-tcard sd-canal"') == 3 * 7  # wide, middle and narrow drawing
+    # every canal card shows the daffodil it gives, in each drawing
+    assert html.count('<text class="sd-flower"') >= 3 * 7
     assert "✿" in html and 'data-daffodils="2"' in html and "sd-daffodil" in html
     assert "canal track card" in html
 

@@ -31,6 +31,7 @@ FIELDS = (
     "sites",
     "track_pool",
     "canal_pool",
+    "canal_marked",
     "rates",
     "forecast",
     "events",
@@ -175,8 +176,11 @@ class StateBase(State):
     tracks: list[dict[str, Any]]
     sites: list[dict[str, Any]]
     track_pool: list[int]
-    #: Daffodil Line: canal cards not yet dealt, by name (``4``, ``4+daffodil``).
+    #: Daffodil Line: canal cards not yet dealt, by name (their number: ``4``).
     canal_pool: list[str]
+    #: Daffodil Line: the record dealt its canal cards under the first rule's names
+    #: (``canal:4+daffodil``), so only those cards give a daffodil; False in every new game.
+    canal_marked: bool
     rates: dict[str, int]
     forecast: list[str | None]
     events: list[bool]

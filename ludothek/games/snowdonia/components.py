@@ -135,15 +135,18 @@ class AreaSpec:
 
 @dataclass(frozen=True)
 class CanalCard:
-    """A Daffodil Line canal track card: rubble needed to fill it (also its points), and a daffodil."""
+    """A Daffodil Line canal track card: rubble needed to fill it (also its points).
+
+    Every canal card gives a daffodil to whoever puts its last rubble on it (seed), so a card
+    carries no daffodil flag of its own.
+    """
 
     number: int
-    daffodil: bool
 
     @property
     def name(self) -> str:
-        """The card's name in chance outcomes (``canal:4``, ``canal:4+daffodil``)."""
-        return f"{self.number}+daffodil" if self.daffodil else str(self.number)
+        """The card's name in chance outcomes (``canal:4``)."""
+        return str(self.number)
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,7 @@ def _station(raw: dict[str, Any]) -> Station:
 
 def _daffodil_rules(raw: dict[str, Any]) -> DaffodilRules:
     return DaffodilRules(
-        canal_cards=tuple(CanalCard(c["number"], bool(c.get("daffodil"))) for c in raw["canal_cards"]["cards"]),
+        canal_cards=tuple(CanalCard(c["number"]) for c in raw["canal_cards"]["cards"]),
         set_points=tuple(raw["daffodil_set_points"]),
         smash_rubble=raw["smash_stone"]["rubble"],
     )

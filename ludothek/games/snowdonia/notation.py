@@ -16,7 +16,7 @@ The notation itself (documented in ``docs/games/snowdonia.md``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ludothek.engine.core import check_lang, seat_name
 from ludothek.engine.plural import plural
@@ -43,7 +43,7 @@ DECISIONS = {
     "take": {"de": "Klötzchen vom Lagerplatz nehmen", "en": "take cubes from the stock yard"},
     "take_two": {"de": "2 Waren vom Lagerplatz nehmen", "en": "take 2 cubes from the stock yard"},
     "work": {"de": "in der Werkstatt umwandeln", "en": "convert in the workshop"},
-    "build": {"de": "bauen", "en": "build"},
+    "build": {"de": "bauen: Bauplatz oder Lok", "en": "build: a station site or a train"},
     "contract": {"de": "Auftragskarte nehmen", "en": "take a contract"},
     "keep": {"de": "eine Auftragskarte behalten", "en": "keep one contract"},
     "swap": {"de": "mittlere Wetterscheibe tauschen", "en": "swap the middle weather disc"},
@@ -61,6 +61,17 @@ END_NAMES = {"blaenau": "Blaenau Ffestiniog", "porthmadog": "Porthmadog Harbour"
 
 def decision_label(kind: str, lang: str) -> str:
     return DECISIONS.get(kind, {}).get(lang, kind)
+
+
+def decision_prompt(decision: dict[str, Any], lang: str) -> str:
+    """What the player to move is asked, as the board's prompt: the decision's label, and for a
+    contract window the area it is held before."""
+    kind = decision["kind"]
+    if kind == "window" and decision.get("area"):
+        area = decision["area"]
+        return (f"Auftragskarte für Bereich {area} ausspielen oder passen" if lang == "de"
+                else f"play a contract for area {area} or pass")
+    return DECISIONS[kind][lang]
 
 
 def cubes_text(combo: str, lang: str, word_steel: bool = False) -> str:

@@ -115,6 +115,7 @@ class SnowdoniaState(EffectsMixin):
         self.track_pool = sorted(self.scen.track_numbers)
         daff = self.scen.daffodil
         self.canal_pool = sorted(c.name for c in daff.canal_cards) if daff else []
+        self.canal_marked = False
         self.rates = {"excavate": board.excavate_start, "lay_track": board.lay_start}
         self.forecast = [None, None, None]
         self.events = [False] * len(board.event_track)
@@ -255,8 +256,21 @@ class SnowdoniaState(EffectsMixin):
         if self.over:
             raise IllegalAction(self.explain_illegal(action))
         ok = action in self._chance_table()[0] if self.chance is not None else action in self._options()
-        if not ok:
+        if not ok and not self._first_rule_canal(action):
             raise IllegalAction(self.explain_illegal(action))
+
+    def _first_rule_canal(self, action: str) -> bool:
+        """Whether ``action`` deals a canal card under its name of the first rule (``canal:3+daffodil``).
+
+        Records made before issue 29 named the three canal cards that showed a daffodil so; such a name
+        is still accepted where the card's number is left in the deck, so that those records replay.
+        It is never offered (new games deal ``canal:N``) and it switches the game to the first rule:
+        only the cards dealt with ``+daffodil`` give a daffodil (`canal_marked`; docs, ruling 44).
+        """
+        if self.chance is None or self.chance[0] != "canal" or not action.startswith("canal:"):
+            return False
+        number, plus, mark = action[6:].partition("+")
+        return plus == "+" and mark == "daffodil" and number in self.canal_pool
 
     def chance_outcomes(self) -> list[tuple[str, float]]:
         if self.chance is None:
@@ -974,10 +988,18 @@ class SnowdoniaState(EffectsMixin):
             self.track_pool.remove(value)
             self.tracks[task[1]].update(number=value, rubble=value)
         elif kind == "canal":
-            # A canal card starts empty: players fill it with rubble before track can be laid.
-            self.canal_pool.remove(arg)
+            # A canal card starts empty: players fill it with rubble before track can be laid.  Every
+            # canal card gives a daffodil to whoever fills it, unless the record deals the cards under
+            # the first rule's names (`_first_rule_canal`): then only those named "+daffodil" do.
             number, _, mark = arg.partition("+")
-            self.tracks[task[1]].update(number=int(number), rubble=0, canal=True, daffodil=mark == "daffodil")
+            self.canal_pool.remove(number)
+            if mark and not self.canal_marked:
+                self.canal_marked = True
+                for t in self.tracks:
+                    if t.get("canal"):
+                        t["daffodil"] = False
+            daffodil = bool(mark) or not self.canal_marked
+            self.tracks[task[1]].update(number=int(number), rubble=0, canal=True, daffodil=daffodil)
         elif kind == "aside":
             self.aside_train = int(arg)
             board = self.scen.board

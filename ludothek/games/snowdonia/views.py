@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ludothek.engine import score_part
+from ludothek.texts import t, tn
 
 from .components import AREAS
+from .notation import decision_prompt
 from .scoring import contract_value_alone
 
 if TYPE_CHECKING:
@@ -161,25 +163,70 @@ def _player(st: SnowdoniaState, seat: int) -> dict[str, Any]:
     }
 
 
+#: Contract kinds of the score breakdown, in its order: (key, German, English).  A contract counts
+#: under the first kind whose need it has (#28 needs stations and the surveyor: stations).
+CONTRACT_KINDS = (
+    ("stations", "Aufträge: Bahnhöfe", "contracts: stations"),
+    ("rubble", "Aufträge: Geröll", "contracts: rubble"),
+    ("track", "Aufträge: Gleise", "contracts: track"),
+    ("surveyor", "Aufträge: Vermesser", "contracts: surveyor"),
+    ("coal", "Aufträge: Kohle", "contracts: coal"),
+)
+
+
+def contract_kind(st: SnowdoniaState, number: int) -> str:
+    """The breakdown group of contract ``number``: what it mainly asks for."""
+    c = st.scen.contracts[number]
+    if c.stations:
+        return "stations"
+    if c.rubble:
+        return "rubble"
+    if c.track:
+        return "track"
+    if c.surveyor or c.surveyor_tiers:
+        return "surveyor"
+    return "coal"
+
+
+def _fulfilled(st: SnowdoniaState, seat: int) -> dict[int, int]:
+    """The seat's contracts that score in the best assignment: number -> points."""
+    values = st.score_parts(seat)["contract_values"]
+    return {int(n): v for n, v in values.items() if v}
+
+
 def breakdown(st: SnowdoniaState) -> list[dict[str, Any]]:
-    """Each seat's final score in its parts: stations, track, each contract fulfilled, surveyor, train No.4."""
+    """Each seat's final score in its parts: stations, track, the contracts grouped by kind (with a
+    line saying how many and which), surveyor, train No.4 and, on the Daffodil Line, daffodils.
+
+    Every seat gets the same contract lines (0 where it has none of a kind), so the table's rows keep
+    the order of `CONTRACT_KINDS` whoever is first.
+    """
+    results = st.result()
+    fulfilled = {r.seat: _fulfilled(st, r.seat) for r in results}
+    kinds = {contract_kind(st, n) for done in fulfilled.values() for n in done}
     out = []
-    for r in st.result():
+    for r in results:
         parts = st.score_parts(r.seat)
+        done = fulfilled[r.seat]
+        numbers = ", ".join(f"#{n}" for n in sorted(done))
         lines = [
             score_part("stations", "Bahnhöfe", "stations", parts["stations"]),
             score_part("track", "Gleise", "track", parts["track"]),
+            score_part("contracts", "Aufträge erfüllt", "contracts fulfilled", None,
+                       {lang: tn("snowdonia_contracts_fulfilled", len(done), lang, numbers=numbers) if done
+                        else t("snowdonia_contracts_none", lang) for lang in ("de", "en")}),
         ]
-        for number, value in sorted(parts["contract_values"].items(), key=lambda kv: int(kv[0])):
-            if value:
-                lines.append(score_part(f"contract:{number}", f"Auftrag #{number}", f"contract #{number}", value))
+        for key, de, en in CONTRACT_KINDS:
+            if key in kinds:
+                points = sum(v for n, v in done.items() if contract_kind(st, n) == key)
+                lines.append(score_part(f"contracts:{key}", de, en, points))
         lines.append(score_part("surveyor", "Vermesser", "surveyor", parts["surveyor"]))
         if parts["train"]:
             lines.append(score_part("train", "Lok Nr. 4", "train No.4", parts["train"]))
         if "daffodils" in parts:
             n = st.daffodils_at_end(r.seat)
             lines.append(score_part("daffodils", "Narzissen", "daffodils", parts["daffodils"],
-                                    {"de": f"{n} Narzissen", "en": f"{n} daffodil" + ("" if n == 1 else "s")}))
+                                    {lang: tn("snowdonia_daffodils", n, lang) for lang in ("de", "en")}))
         out.append({"seat": r.seat, "rank": r.rank, "total": r.score, "parts": lines})
     return out
 
@@ -202,7 +249,8 @@ def build(st: SnowdoniaState, seat: int | None) -> dict[str, Any]:
         "round": st.round,
         "over": st.over,
         "to_move": None if d is None or st.over else d["seat"],
-        "decision": None if d is None else {k: v for k, v in d.items()},
+        #: The decision with its prompt in both languages (``prompt``), so the board never shows a raw kind.
+        "decision": None if d is None else {**d, "prompt": {lang: decision_prompt(d, lang) for lang in ("de", "en")}},
         "chance": None if st.chance is None else st.chance[0],
         "start_player": st.start_player,
         "turn_order": order,
