@@ -14,7 +14,7 @@ Two figures are measured on the whole game page (``#game``: header, board, resul
 
 The bots' seats are played by this test in-process through ``site.play.submit`` (the one move path),
 so the positions come quickly and no bot worker runs.  Full-page screenshots go to
-``test-artifacts/measure-<game>-<stage>-<lang>-<size>.png``; the figures of every case are collected
+``test-artifacts/measure-<game>-<stage>-<lang>-<size>.png`` (a phone's also in parts, ``…-part<i>.png``); the figures of every case are collected
 in ``test-artifacts/board-measure.json``.
 """
 
@@ -62,6 +62,9 @@ MEASURE = """
     if (!text) continue;
     const el = node.parentElement;
     if (!el || el.closest("title, desc, script, style, template, noscript, option")) continue;
+    // folded away (a closed <details> but its summary, display: none, visibility: hidden, opacity 0)
+    if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true, opacityProperty: true,
+                                                    visibilityProperty: true })) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
     const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
@@ -82,7 +85,7 @@ MEASURE = """
     const ox = getComputedStyle(el).overflowX;
     if (!["auto", "scroll", "hidden", "clip"].includes(ox)) continue;
     const extra = el.scrollWidth - el.clientWidth;
-    if (extra <= 1 || el.getClientRects().length === 0) continue;
+    if (extra <= 1 || el.getClientRects().length === 0 || (el.checkVisibility && !el.checkVisibility())) continue;
     const label = el.dataset.pan ? document.getElementById(el.dataset.pan) : null;
     const labelled = !!(label && label.getClientRects().length && label.textContent.trim());
     scrolls.push({ extra: extra, where: el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
@@ -192,6 +195,8 @@ def test_board_text_is_readable_and_no_box_scrolls_sideways(browser: Any, measur
     if stage == "end":
         page.wait_for_selector("#breakdown")
     shot(page, f"measure-{game}-{stage}-{lang}-{size}")
+    if size == "phone":
+        shot_in_parts(page, f"measure-{game}-{stage}-{lang}-{size}")
     found = measure(page)
     wider = overflow(page)
     page.context.close()
@@ -213,9 +218,19 @@ def test_board_text_is_readable_and_no_box_scrolls_sideways(browser: Any, measur
     assert wider <= 0, f"{game} {stage} {lang} {size}: the page is {wider}px wider than the window"
 
 
+def shot_in_parts(page: Any, name: str, height: int = 1400) -> None:
+    """A long phone page also in screen-high parts ``<name>-part<i>.png`` (small enough to look at)."""
+    total = int(page.evaluate("() => document.documentElement.scrollHeight"))
+    width = int(page.evaluate("() => window.innerWidth"))
+    for i, top in enumerate(range(0, total, height)):
+        page.screenshot(path=str(ARTIFACTS / f"{name}-part{i}.png"), full_page=True,
+                        clip={"x": 0, "y": top, "width": width, "height": min(height, total - top)})
+
+
 def write_figures() -> None:
     """Every case measured so far, for the record (test-artifacts/board-measure.json)."""
     path = ARTIFACTS / "board-measure.json"
     old = json.loads(path.read_text()) if path.exists() else {}
     old.update(FIGURES)
     path.write_text(json.dumps(old, indent=1, sort_keys=True))
+
