@@ -110,4 +110,6 @@
     showDistricts();
   });
   document.addEventListener("DOMContentLoaded", showDistricts);
+  // htmx settles the classes of elements that keep their id (the districts) after the swap: apply again
+  document.addEventListener("htmx:afterSettle", showDistricts);
 })();
