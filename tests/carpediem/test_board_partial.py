@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
@@ -16,9 +17,18 @@ from ludothek.games.carpediem.rules import CarpeDiemState
 from ludothek.portal.boards import board_helpers
 from ludothek.portal.gameweb import GameWebLoader
 from ludothek.portal.pickers import board_pickers
+from ludothek.portal.render import setup_templates
 from ludothek.texts import t
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "ludothek" / "portal" / "templates"
+
+
+def board_env() -> Environment:
+    """The board templates with the portal's filters (``hyphenate``, ``num``), strict about gaps."""
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True,
+                      undefined=StrictUndefined)
+    setup_templates(SimpleNamespace(env=env))  # type: ignore[arg-type]
+    return env
 
 
 def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str) -> str:
@@ -37,7 +47,7 @@ def render(env: Environment, state: CarpeDiemState, seat: int | None, lang: str)
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_board_renders_in_every_stage(n: int) -> None:
-    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
+    env = board_env()
     rng = random.Random(n)
     state = GAME.new_state(n)
     assert isinstance(state, CarpeDiemState)
@@ -69,7 +79,7 @@ def test_board_renders_in_every_stage(n: int) -> None:
 def test_board_renders_fountain_and_craftsman_choices() -> None:
     from .helpers import build, comp_with, new_game, use_comp
 
-    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), GameWebLoader()]), autoescape=True, undefined=StrictUndefined)
+    env = board_env()
     state = new_game(2)
     use_comp(state, comp_with([{"id": "TFN", "parts": [{"kind": "fountain"}]},
                                {"id": "TC", "parts": [{"kind": "craftsman", "at": ["S"]}]}]))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import click, click_action, my_turns, new_game, register, shot
+from tests.browser_support import click, click_action, my_turns, new_game, register, seq_of, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,3 +67,35 @@ def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
     shot(page, "carpediem-end")
     assert builds > 10
     assert "Result" in page.inner_text("#result")
+
+
+def shown_districts(page: Any) -> list[str]:
+    return list(page.eval_on_selector_all(
+        ".cd-district", "els => els.filter(e => e.getClientRects().length).map(e => e.dataset.seat)"))
+
+
+def test_district_tabs_show_one_other_district_by_keyboard_and_keep_it(browser: Any, server: str) -> None:
+    """Four players: my district and one other show; the tabs (keyboard too) pick another or all of them,
+    and the choice stays while the game goes on (live updates re-render the board)."""
+    page = register(browser, server, "tabea")
+    new_game(page, server, "carpediem", ["bot", "bot", "bot"])
+    page.wait_for_selector("#game[data-status=running]")
+    page.wait_for_selector("#cd-tabs")
+    mine = page.get_attribute(".cd-district.cd-me", "data-seat")
+    shown = shown_districts(page)
+    assert mine in shown and len(shown) == 2, shown
+    tabs = page.eval_on_selector_all("#cd-tabs [data-cd-show]", "els => els.map(e => e.dataset.cdShow)")
+    assert tabs[-1] == "all" and len(tabs) == 4 and mine not in tabs
+    other = next(s for s in tabs[:-1] if s not in shown)
+    page.focus(f"#cd-tabs [data-cd-show='{other}']")
+    page.keyboard.press("Enter")
+    assert sorted(shown_districts(page)) == sorted([mine, other])
+    assert page.get_attribute(f"#cd-tabs [data-cd-show='{other}']", "aria-pressed") == "true"
+    before = seq_of(page)
+    actions = next(my_turns(page, 60))
+    click_action(page, actions[0])
+    page.wait_for_function("b => Number(document.getElementById('game').dataset.seq) > b", arg=before)
+    assert sorted(shown_districts(page)) == sorted([mine, other]), "the choice survives a live update"
+    page.click("#cd-tabs [data-cd-show='all']")
+    assert len(shown_districts(page)) == 4
+    shot(page, "carpediem-districts-all")

@@ -58,7 +58,7 @@ def test_finished_game_shows_the_score_breakdown(browser: Any, server: str, game
     context = browser.new_context(viewport={"width": 1360, "height": 900}, locale="de")
     page = context.new_page()
     page.goto(f"{server}/games/{gid}?lang=de")
-    table = page.inner_text("#breakdown")
+    table = page.inner_text("#breakdown").replace("\u00ad", "")  # long labels break at syllables
     assert all(f"{name}{game_id[:3]}" in table for name in ("nora", "olaf")) and "Punkte" in table
     shot(page, f"breakdown-{game_id}")
     page.set_viewport_size({"width": 390, "height": 844})

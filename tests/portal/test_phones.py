@@ -148,7 +148,9 @@ OWN_AREAS = {
 
 
 def tops(page: Any, selector: str) -> list[float]:
-    return list(page.eval_on_selector_all(selector, "els => els.map(e => e.getBoundingClientRect().top)"))
+    """The tops of the shown elements of ``selector`` (a district folded away behind a tab has none)."""
+    return list(page.eval_on_selector_all(
+        selector, "els => els.filter(e => e.getClientRects().length).map(e => e.getBoundingClientRect().top)"))
 
 
 @pytest.mark.parametrize("game", list(OWN_AREAS))

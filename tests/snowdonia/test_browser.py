@@ -93,7 +93,7 @@ def test_play_the_daffodil_line_against_a_bot(browser: Any, server: str) -> None
     support.shot(page, "snowdonia-daffodil-end")
     assert clicks > 10
     assert page.locator('#breakdown tr[data-part="daffodils"]').count() == 1
-    assert "Narzissen" in page.inner_text("#breakdown")
+    assert "Narzissen" in page.inner_text("#breakdown").replace("\u00ad", "")  # labels break at syllables
 
 
 def test_play_blaenau_ffestiniog_against_a_bot(browser: Any, server: str) -> None:

@@ -1,10 +1,25 @@
 /* Carpe Diem board: building a tile in three steps.  Click a highlighted cell (only cells where the tile
  * fits), turn it through the rotations that fit there (a preview shows it in place), then confirm; the
- * confirm button then carries the engine action `build:<cell>:<rotation>`. */
+ * confirm button then carries the engine action `build:<cell>:<rotation>`.
+ * The district tabs: which other district shows beside mine ("all" compares them all).  The board's own
+ * default follows the player to move; once the player picks a tab, that choice survives live updates. */
 (function () {
   "use strict";
   let picked = null;  // cell name
   let rotIndex = 0;
+  let shownChoice = null;  // "all" or a seat number (as text) the player picked on the district tabs
+
+  function showDistricts() {
+    const box = document.querySelector(".cd-districts.cd-tabbed");
+    if (!box) return;
+    const tabs = [...document.querySelectorAll("#cd-tabs [data-cd-show]")];
+    const offered = tabs.map((t) => t.dataset.cdShow);
+    const want = shownChoice !== null && offered.includes(shownChoice) ? shownChoice : box.dataset.cdDefault;
+    box.querySelectorAll(".cd-district:not(.cd-me)").forEach((d) => {
+      d.classList.toggle("cd-shown", want === "all" || d.dataset.seat === want);
+    });
+    tabs.forEach((t) => t.setAttribute("aria-pressed", t.dataset.cdShow === want ? "true" : "false"));
+  }
 
   const board = () => document.querySelector(".cd[data-legal]");
   function legal() {
@@ -71,6 +86,8 @@
     if (hint) hint.textContent = `${picked} · ${rot}°`;
   }
   document.addEventListener("click", (ev) => {
+    const tab = ev.target.closest("#cd-tabs [data-cd-show]");
+    if (tab) { shownChoice = tab.dataset.cdShow; showDistricts(); return; }
     const cell = ev.target.closest(".cd-district.cd-me .cd-cell.cd-legal");
     if (cell && document.getElementById("cd-buildbar")) {
       if (picked !== cell.dataset.cell) { picked = cell.dataset.cell; rotIndex = 0; }
@@ -90,5 +107,9 @@
   document.addEventListener("ludothek:board", () => {
     if (!document.getElementById("cd-buildbar")) picked = null;
     render();
+    showDistricts();
   });
+  document.addEventListener("DOMContentLoaded", showDistricts);
+  // htmx settles the classes of elements that keep their id (the districts) after the swap: apply again
+  document.addEventListener("htmx:afterSettle", showDistricts);
 })();
