@@ -114,6 +114,20 @@ class UndoRequest(BaseModel):
     seq: Seq = Field(description="the sequence number of the state the undo was asked against")
 
 
+class ConfirmRequest(BaseModel):
+    model_config = STRICT
+
+    seq: Seq = Field(description="the sequence number of the state the confirmation was made against")
+
+
+class PlaySettingsIn(BaseModel):
+    model_config = STRICT
+
+    handover_seconds: Literal[0, 5, 10, 30] | None = Field(
+        description="seconds my ended turn waits for my confirmation before it is handed on (0: at once; "
+                    "null: the site's default)")
+
+
 class AbandonVote(BaseModel):
     model_config = STRICT
 

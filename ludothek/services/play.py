@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ludothek import engine as eng
 from ludothek.engine import CHANCE, TERMINAL, UNDO, IllegalAction
@@ -41,12 +41,12 @@ from ludothek.storage.errors import (
 )
 from ludothek.storage.games import Games
 from ludothek.storage.info import GameEvent, GameInfo
-from ludothek.storage.models import ActionRow, utcnow
+from ludothek.storage.models import ActionRow, User, utcnow
 from ludothek.storage.moves import MoveWriter, stale_move
 from ludothek.storage.text import check_text
 from ludothek.storage.timecontrol import placed_last
 
-from .handover import hands_on, pending_refusal, resolve_own_chance, undo_refusal
+from .handover import check_grace, hands_on, pending_refusal, resolve_own_chance, undo_refusal
 from .runtime import GameLocks, Listeners, StateCache
 from .tracked import Tracked, resolve_chance, undone_rows
 
@@ -415,6 +415,19 @@ class Play:
         row = self.db.read_one(self._grace_sql, (s.user_id,))
         chosen = row[0] if row is not None else None
         return int(self.default_grace if chosen is None else chosen)
+
+    def grace_setting(self, user_id: int) -> tuple[int | None, int]:
+        """The grace period ``user_id`` chose (None: none) and the one in force for them (`grace`)."""
+        row = self.db.read_one(self._grace_sql, (user_id,))
+        chosen = None if row is None or row[0] is None else int(row[0])
+        return chosen, self.default_grace if chosen is None else chosen
+
+    def set_grace(self, user_id: int, seconds: int | None) -> None:
+        """Choose how long ``user_id``'s ended turns wait for their confirmation (`GRACE_CHOICES`; None: the
+        site's default).  Turns already waiting keep the time they were given."""
+        value = None if seconds is None else check_grace(seconds)
+        with self.db.engine.begin() as conn:
+            conn.execute(update(User).where(User.id == user_id).values(handover_seconds=value))
 
     def confirm_as(self, game_id: int, user_id: int, seq: int,
                    after: Callable[[GameInfo, Tracked], None] | None = None) -> GameEvent:
