@@ -73,6 +73,14 @@ def test_decide_undo_decide_again_confirm(browser: Any, server: str, game: str, 
     time.sleep(0.6)  # the bot would have moved by now (no delay in tests): it waits for my confirmation
     assert seq_of(page) == seq and page.locator("#confirm-turn").count() == 1
     shot(page, f"{tag}-waiting")
+    # On a phone the waiting turn's controls fit the width (whatever the board below does).
+    page.set_viewport_size({"width": 390, "height": 844})
+    right = page.evaluate("() => Math.max(...[...document.querySelectorAll('#handover, #handover *')]"
+                          ".map(e => e.getBoundingClientRect().right))")
+    assert right <= 390, f"the hand-over controls reach {right}px on a 390px phone"
+    assert page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#handover small')).fontSize)") >= 11
+    shot(page, f"{tag}-waiting-phone")
+    page.set_viewport_size({"width": 1360, "height": 900})
 
     click(page, "#undo")
     assert page.inner_html("#board") == board_before  # the decision is gone from the board
