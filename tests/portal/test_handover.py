@@ -21,7 +21,7 @@ from ludothek.services.handover import HandoverPending
 from ludothek.services.play import UndoRefused
 from ludothek.storage import BadRequest, Conflict, StaleMove
 from ludothek.storage.models import utcnow
-from ludothek.workers.bots import bot_step
+from ludothek.workers.bots import BotWorker, bot_step
 from ludothek.workers.clocks import ClockJob
 from tests.portal.test_storage import new_site
 
@@ -88,6 +88,7 @@ def _assert_waits(site: Site, gid: int, seat: int) -> None:
     info = site.games.game(gid)
     assert info.handover_seat == seat and info.to_move == CHANCE and info.handover_due is not None
     assert site.bots.count_pending_bot_turns() == 0
+    assert BotWorker(site, delay=0.0).run_once() == 0  # a bot worker finds nothing to claim
     assert not bot_step(site, gid)
     with site.play.state(gid) as (_, tracked):
         assert tracked is not None
