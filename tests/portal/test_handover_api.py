@@ -13,10 +13,13 @@ from ludothek.portal.app import create_app
 from ludothek.storage import GameEvent
 from tests.portal.conftest import api_user, make_settings, page_login
 
+DEFAULT = 30
+
 
 @pytest.fixture
 def client(tmp_path: Any) -> Iterator[TestClient]:
-    app = create_app(make_settings(f"sqlite:///{tmp_path / 'h.sqlite3'}", handover_seconds=5))
+    # 30 s: long enough that the app's clock job never hands a turn on before the test confirms it.
+    app = create_app(make_settings(f"sqlite:///{tmp_path / 'h.sqlite3'}", handover_seconds=DEFAULT))
     with TestClient(app) as c:
         yield c
 
@@ -40,7 +43,7 @@ def test_a_turn_waits_for_its_confirmation_in_the_api(client: TestClient) -> Non
     moved = client.post(f"/api/games/{gid}/actions", json={"action": "pass", "seq": first["seq"]},
                         headers=heads[0]).json()
     assert moved["handover"]["seat"] == 0 and moved["handover"]["name"] == names[0]
-    assert 0 < moved["handover"]["seconds_left"] <= 5
+    assert 0 < moved["handover"]["seconds_left"] <= DEFAULT
     assert moved["can_confirm"] and moved["can_undo"] and moved["to_move"] is None and moved["legal"] == []
     other = client.get(f"/api/games/{gid}", headers=heads[1]).json()
     assert other["handover"]["name"] == names[0] and not other["can_confirm"] and other["legal"] == []
@@ -70,12 +73,12 @@ def test_a_turn_waits_for_its_confirmation_in_the_api(client: TestClient) -> Non
 def test_my_grace_period_in_the_api(client: TestClient) -> None:
     head = api_user(client, "carla")
     assert client.get("/api/me/play", headers=head).json() == {
-        "handover_seconds": None, "in_force": 5, "choices": [0, 5, 10, 30]}
-    assert client.put("/api/me/play", json={"handover_seconds": 30}, headers=head).json()["in_force"] == 30
+        "handover_seconds": None, "in_force": DEFAULT, "choices": [0, 5, 10, 30]}
+    assert client.put("/api/me/play", json={"handover_seconds": 5}, headers=head).json()["in_force"] == 5
     assert client.put("/api/me/play", json={"handover_seconds": 7}, headers=head).status_code == 422
     assert client.put("/api/me/play", json={"handover_seconds": "5"}, headers=head).status_code == 422
-    assert client.get("/api/me/play", headers=head).json()["handover_seconds"] == 30
-    assert client.put("/api/me/play", json={"handover_seconds": None}, headers=head).json()["in_force"] == 5
+    assert client.get("/api/me/play", headers=head).json()["handover_seconds"] == 5
+    assert client.put("/api/me/play", json={"handover_seconds": None}, headers=head).json()["in_force"] == DEFAULT
     assert client.get("/api/me/play").status_code == 401
 
 
@@ -85,6 +88,8 @@ def test_pages_show_the_waiting_turn_and_the_account_setting(client: TestClient)
     assert 'id="handover-seconds"' in page and "Time to take back a turn" in page
     r = client.post("/account/play", data={"csrf": csrf, "handover_seconds": "10"})
     assert r.status_code == 200 and 'value="10" selected' in r.text
+    r = client.post("/account/play", data={"csrf": csrf, "handover_seconds": "default"})
+    assert r.status_code == 200 and 'value="default" selected' in r.text
     r = client.post("/account/play", data={"csrf": csrf, "handover_seconds": "11"})
     assert r.status_code == 400 and "0, 5, 10 or 30 seconds" in r.text
     # A game of dora against erik: dora's board offers Confirm and Undo, erik's says whom he waits for.

@@ -218,14 +218,22 @@ async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User,
     turn has not been handed on (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and
     nothing changes.
     The undo is stored as an entry of its own; the answer is as for a move."""
+    play = portal_of(request).site.play
+    return await _stored_and_answered(request, user, lang,
+                                      lambda after: play.undo_as(game_id, user.id, body.seq, after=after))
+
+
+async def _stored_and_answered(request: Request, user: UserInfo, lang: str | None,
+                               store: Callable[[Callable[[GameInfo, Tracked], None]], object]) -> JSONResponse:
+    """An undo or a confirmation: counted against the move limits, stored by ``store(after)`` off the
+    event loop, heard by the other processes, and answered with my new view (as a move is)."""
     answer: dict[str, Any] = {}
     after = _answer_into(answer, user, lang or user.lang)
-
     portal = portal_of(request)
 
     def move() -> None:
         limit_per_user_and_address(request, user, "move")
-        portal.site.play.undo_as(game_id, user.id, body.seq, after=after)
+        store(after)
 
     await portal.offload(move)
     await portal.hub.flushed()
@@ -240,17 +248,9 @@ async def confirm(game_id: GameId, body: ConfirmRequest, request: Request, user:
     period I chose runs out; meanwhile I may still undo, and nobody else may move.  This hands it on at
     once: the next turn's chance steps are drawn and the next seat may move.  409 ``nothing_to_confirm``
     when no turn of mine waits (it was handed on already), ``stale`` when ``seq`` is not current."""
-    answer: dict[str, Any] = {}
-    after = _answer_into(answer, user, lang or user.lang)
-    portal = portal_of(request)
-
-    def move() -> None:
-        limit_per_user_and_address(request, user, "move")
-        portal.site.play.confirm_as(game_id, user.id, body.seq, after=after)
-
-    await portal.offload(move)
-    await portal.hub.flushed()
-    return JSONBody(answer)
+    play = portal_of(request).site.play
+    return await _stored_and_answered(request, user, lang,
+                                      lambda after: play.confirm_as(game_id, user.id, body.seq, after=after))
 
 
 @api.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),
