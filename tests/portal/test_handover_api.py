@@ -77,6 +77,7 @@ def test_my_grace_period_in_the_api(client: TestClient) -> None:
     assert client.put("/api/me/play", json={"handover_seconds": 5}, headers=head).json()["in_force"] == 5
     assert client.put("/api/me/play", json={"handover_seconds": 7}, headers=head).status_code == 422
     assert client.put("/api/me/play", json={"handover_seconds": "5"}, headers=head).status_code == 422
+    assert client.put("/api/me/play", json={"handover_seconds": False}, headers=head).status_code == 422
     assert client.get("/api/me/play", headers=head).json()["handover_seconds"] == 5
     assert client.put("/api/me/play", json={"handover_seconds": None}, headers=head).json()["in_force"] == DEFAULT
     assert client.get("/api/me/play").status_code == 401
