@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from ludothek import engine as eng
 from ludothek.services.accounts import MIN_PASSWORD, NAME_RE
@@ -131,7 +131,12 @@ def _seconds_not_bool(value: Any) -> Any:
 class PlaySettingsIn(BaseModel):
     model_config = STRICT
 
-    handover_seconds: Annotated[Literal[0, 5, 10, 30] | None, BeforeValidator(_seconds_not_bool)] = Field(
+    handover_seconds: Annotated[
+        Literal[0, 5, 10, 30] | None, BeforeValidator(_seconds_not_bool),
+        # The choices, bounded like every integer of the schema (tests/portal/test_integer_bounds.py).
+        WithJsonSchema({"anyOf": [{"type": "integer", "enum": [0, 5, 10, 30], "minimum": 0, "maximum": 30},
+                                  {"type": "null"}]}),
+    ] = Field(
         description="seconds my ended turn waits for my confirmation before it is handed on (0: at once; "
                     "null: the site's default)")
 
