@@ -110,9 +110,13 @@ def _undo_redo_confirm(site: Site, gid: int, seat: int, before: dict[str, Any], 
     legal = _legal(site, gid)
     other = next((a for a in legal if a != action), action)
     site.play.submit(gid, other, info.seq, seat=seat)
-    info = site.games.game(gid)
-    if info.handover_seat is not None:
-        site.play.confirm(gid, seat, info.seq)
+    for _ in range(50):  # the other decision may leave more of the turn to play: play it to its end
+        info = site.games.game(gid)
+        if info.handover_seat is not None:
+            site.play.confirm(gid, seat, info.seq)
+            break
+        assert info.to_move == seat
+        site.play.submit(gid, _legal(site, gid)[0], info.seq, seat=seat)
     info = site.games.game(gid)
     assert info.handover_seat is None and info.to_move != CHANCE
     with site.play.state(gid) as (_, tracked):
