@@ -38,7 +38,7 @@ def run() -> list[Row]:
     from argon2 import PasswordHasher
 
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(db_url=f"sqlite:///{tmp}/clocks.sqlite3", bot_delay=0.0, rate_limits=False,
+        settings = Settings(db_url=f"sqlite:///{tmp}/clocks.sqlite3", bot_delay=0.0, rate_limits=False, handover_seconds=0,
                             hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1), max_open_games=1000)
         with TestClient(create_app(settings)) as client:
             site: Any = client.app.state.portal.site  # type: ignore[attr-defined]

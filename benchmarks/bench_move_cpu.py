@@ -75,6 +75,7 @@ async def _play(moves: int, profile: cProfile.Profile | None, db_url: str | None
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(db_url=db_url or f"sqlite:///{tmp}/cpu.sqlite3", redis_url=redis_url, bot_delay=0.0,
+                            handover_seconds=0,
                             limit_rules=RULES, max_open_games=100000, jobs_interval=0, mail_interval=0)
         app = create_app(settings)
         rng = random.Random(1)

@@ -24,6 +24,10 @@ pytest_plugins = ["tests.browser_support"]
 
 REQUIRE_SERVICES = os.environ.get("LUDOTHEK_REQUIRE_SERVICES") == "1"
 
+#: Turns are handed on at once unless a test asks for a grace period (`ludothek.services.handover`): most
+#: tests play several seats in quick succession.  Servers the tests start inherit it.
+os.environ.setdefault("LUDOTHEK_HANDOVER_SECONDS", "0")
+
 
 def needs(problem: str | None) -> None:
     """Skip (or in CI fail) the calling test when ``problem`` says a service is missing."""

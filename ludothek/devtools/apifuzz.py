@@ -154,6 +154,7 @@ def fuzz(workdir: Path, max_examples: int = 10, phases: str = "examples,coverage
     """
     workdir.mkdir(parents=True, exist_ok=True)
     settings = Settings(db_url=db_url or f"sqlite:///{workdir / 'fuzz.sqlite3'}", bot_delay=0.0, hasher=FAST_HASHER,
+                        handover_seconds=0,
                         secret_key="fuzz-secret", mail_interval=0.0, mail_dir=workdir / "mail",
                         access_log=False)
     run = FuzzRun()

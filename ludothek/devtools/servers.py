@@ -76,7 +76,9 @@ def server_processes(db: str, count: int, log_dir: Path,
     engine = make_engine(db)
     migrate(engine)
     engine.dispose()
-    full_env = {**os.environ, **(env or {})}
+    # Measuring and fuzzing tools play seats in quick succession: turns are handed on at once unless the
+    # caller asks otherwise (`ludothek.services.handover`).
+    full_env = {"LUDOTHEK_HANDOVER_SECONDS": "0", **os.environ, **(env or {})}
     procs: list[ServerProcess] = []
 
     def start(i: int) -> ServerProcess:

@@ -647,6 +647,41 @@ class State(ABC):
         self._history = history
         self._in_force_memo = memo
 
+    # ----- whose turn ---------------------------------------------------------------
+    def turn_seat(self) -> int | None:
+        """The seat whose *turn* is in progress, also at a chance node; ``None`` between turns or at the end.
+
+        A turn is one seat's run of decisions together with the chance steps that belong to it (the
+        dice a player chose to roll, the card their action draws).  The service uses it to hand a turn
+        on (`ludothek.services.play`): after a person's action, a chance step whose turn seat is still
+        theirs is resolved at once; one whose turn seat is another seat or ``None`` (the next player's
+        roll, a round's upkeep) waits until the turn is handed on, so that the player may take back
+        their decisions until then and nothing revealed is ever taken back.  A game tells it with
+        `_turn_seat`.
+        """
+        player = self.current_player()
+        if player == TERMINAL:
+            return None
+        return self._turn_seat()
+
+    def _turn_seat(self) -> int | None:
+        """`turn_seat` while the game runs.  The default: the seat to move, or at a chance node the seat
+        of the last action in force (a chance step is part of the turn that caused it).
+
+        A game overrides it where a chance step starts the *next* turn (Machi Koro's and Roll Through
+        the Ages' dice) or belongs to nobody's turn (a round's upkeep): then it names that turn's seat
+        or ``None``.  Only called when the game is not over.
+        """
+        player = self.current_player()
+        if player != CHANCE:
+            return player
+        stack = self._undo_memo()[2]
+        for index in reversed(stack):
+            seat = self._history[index].seat
+            if seat != CHANCE:
+                return seat
+        return None
+
     def turns_taken(self) -> int:
         """How many player turns have begun, for statistics such as average game length.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from ludothek import engine as eng
 from ludothek.services.accounts import MIN_PASSWORD, NAME_RE
@@ -112,6 +112,33 @@ class UndoRequest(BaseModel):
     model_config = STRICT
 
     seq: Seq = Field(description="the sequence number of the state the undo was asked against")
+
+
+class ConfirmRequest(BaseModel):
+    model_config = STRICT
+
+    seq: Seq = Field(description="the sequence number of the state the confirmation was made against")
+
+
+def _seconds_not_bool(value: Any) -> Any:
+    """``true``/``false`` are no number of seconds (a choice list would take them for 1 and 0): 422; ``5.0``
+    is 5, as JSON Schema counts it (see `WHOLE`)."""
+    if isinstance(value, bool):
+        raise ValueError("a number of seconds, not true or false")
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class PlaySettingsIn(BaseModel):
+    model_config = STRICT
+
+    handover_seconds: Annotated[
+        Literal[0, 5, 10, 30] | None, BeforeValidator(_seconds_not_bool),
+        # The choices, bounded like every integer of the schema (tests/portal/test_integer_bounds.py).
+        WithJsonSchema({"anyOf": [{"type": "integer", "enum": [0, 5, 10, 30], "minimum": 0, "maximum": 30},
+                                  {"type": "null"}]}),
+    ] = Field(
+        description="seconds my ended turn waits for my confirmation before it is handed on (0: at once; "
+                    "null: the site's default)")
 
 
 class AbandonVote(BaseModel):

@@ -76,6 +76,15 @@ class SeatResultOut(BaseModel):
         default=None, description="present when this player left the game (placed last)")
 
 
+class HandoverOut(BaseModel):
+    """A turn that waits for its player's confirmation before it is handed on (docs/portal.md, "Undo")."""
+
+    seat: int = Field(description="the seat whose turn ended; only it may move now (undo or confirm)")
+    name: str | None = Field(description="that seat's name")
+    due: datetime | None = Field(description="when the turn is handed on by itself")
+    seconds_left: float | None = Field(description="seconds until then, when the answer was made")
+
+
 class GameOut(BaseModel):
     """The public facts of a game: lobby lists, lists of my games, the answer of lobby actions."""
 
@@ -94,6 +103,8 @@ class GameOut(BaseModel):
     result: list[SeatResultOut] | None
     created_at: datetime
     turn_since: datetime | None
+    handover: HandoverOut | None = Field(
+        default=None, description="a turn that waits for its player's confirmation (nobody else may move)")
 
 
 class ClockSeatOut(BaseModel):
@@ -131,7 +142,8 @@ class GameStateOut(GameOut):
     view: dict[str, Any] | None = Field(
         default=None, description="the game's view for my seat (its shape is the game's: docs/games/<game>.md)")
     legal: list[LegalAction] = Field(default_factory=list, description="my legal actions (empty unless my turn)")
-    can_undo: bool = False
+    can_undo: bool = Field(default=False, description="I may take back my last action now (POST .../undo)")
+    can_confirm: bool = Field(default=False, description="my turn waits for my confirmation (POST .../confirm)")
     log: list[LogEntryOut] | None = Field(default=None, description="the log (null when not asked for)")
     finished: bool = False
 
@@ -192,6 +204,12 @@ class PrefsOut(BaseModel):
     timezone: str
     invites: bool
     ended: bool
+
+
+class PlaySettingsOut(BaseModel):
+    handover_seconds: int | None = Field(description="the grace period I chose (null: the site's default)")
+    in_force: int = Field(description="the seconds my ended turns wait for my confirmation now")
+    choices: list[int] = Field(description="the grace periods one may choose")
 
 
 class NotificationsOut(PrefsOut):

@@ -100,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hasher = GatedHasher(settings.hasher, HashGate(settings.hash_concurrency, settings.hash_queue))
     site = Site(engine, cache_size=settings.cache_size, hasher=hasher)
     site.lobby.max_open_games = settings.max_open_games
+    site.play.default_grace = settings.handover_seconds
     site.lobby.lobby_per_creator = settings.lobby_per_creator
     site.history.configure(
         ReplayLimits(settings.replay_max_entries, settings.replay_max_undos, settings.replay_cpu_seconds),

@@ -8,9 +8,11 @@ secret in pages, API answers and live updates.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from ludothek import engine as eng
+from ludothek.services.handover import undo_refusal
 from ludothek.services.tracked import Tracked
 from ludothek.storage import GameInfo, UserInfo
 from ludothek.texts import pick, t
@@ -38,7 +40,18 @@ def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, 
         "result": info.result,
         "created_at": info.created_at.isoformat(),
         "turn_since": info.turn_since.isoformat() if info.turn_since else None,
+        "handover": handover_of(info),
     }
+
+
+def handover_of(info: GameInfo) -> dict[str, Any] | None:
+    """The pending hand-over (`ludothek.services.handover`): whose turn waits for confirmation, until when."""
+    if info.handover_seat is None or info.status != "running":
+        return None
+    due = info.handover_due
+    left = max(0.0, (due - datetime.now(UTC)).total_seconds()) if due is not None else None
+    return {"seat": info.handover_seat, "name": info.seat_names()[info.handover_seat] if info.handover_seat
+            < len(info.seats) else None, "due": due.isoformat() if due else None, "seconds_left": left}
 
 
 def seat_context(
@@ -48,8 +61,11 @@ def seat_context(
     state = tracked.state
     view = state.view(seat)
     to_move = state.current_player()
-    # Nothing can be played in a game that has ended (an abandoned game stops at a seat's turn).
-    legal = state.legal_actions() if seat is not None and to_move == seat and info.status == "running" else []
+    # Nothing can be played in a game that has ended (an abandoned game stops at a seat's turn), nor
+    # while a turn waits for its player's confirmation (`ludothek.services.handover`).
+    running = info.status == "running"
+    pending = info.handover_seat is not None
+    legal = state.legal_actions() if seat is not None and to_move == seat and running and not pending else []
     # One naming block for all the sentences, and the game's batch hook (State.describe_all): the
     # same texts as describing each action alone, several times cheaper for the mover (issue 14).
     texts = state.describe_all(legal, lang, info.seat_names()) if legal else []
@@ -58,7 +74,8 @@ def seat_context(
         "view": view,
         "legal": legal,
         "legal_described": [{"action": a, "text": text} for a, text in zip(legal, texts, strict=True)],
-        "can_undo": seat is not None and info.status == "running" and state.can_undo(seat),
+        "can_undo": seat is not None and running and undo_refusal(info, state, seat) is None,
+        "can_confirm": seat is not None and running and pending and info.handover_seat == seat,
         "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,
         "finished": state.is_terminal(),

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from argon2 import PasswordHasher
 
+from ludothek.services.handover import DEFAULT_GRACE
+
 from .offload import DB_THREADS
 
 DEFAULT_DB_DIR = Path("var")
@@ -24,6 +26,10 @@ class Settings:
     redis_url: str | None = None
     #: Seconds between two bot moves, so a person can follow them.
     bot_delay: float = 0.4
+    #: Seconds a person's ended turn waits for their confirmation when they chose no time of their own
+    #: (``LUDOTHEK_HANDOVER_SECONDS``; `ludothek.services.handover`; 0: hand on at once).
+    handover_seconds: int = field(
+        default_factory=lambda: int(os.environ.get("LUDOTHEK_HANDOVER_SECONDS", str(DEFAULT_GRACE))))
     #: Bot worker processes ``serve`` starts and stops with the server (``LUDOTHEK_BOT_WORKERS``;
     #: 0: none, run ``ludothek bots`` yourself).  Each thinks about one bot turn at a time.
     bot_workers: int = 2

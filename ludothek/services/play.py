@@ -12,7 +12,9 @@ Undo is not a move: it has its own path (`Play.undo`), written by the same write
 deleted: the action stays in the game's rows and an ``undo`` row follows it, so the stored record
 replays (`ludothek.engine.replay`) to exactly the position on the board.  Whether an undo is
 allowed is the engine's decision (`ludothek.engine.State.undo_refusal`): only the seat's own last
-action, with no chance outcome drawn and no other seat's move since.
+action, with no chance outcome drawn and no other seat's move since; and the turn must not have been
+handed on (`ludothek.services.handover`: after a person's turn ends it waits for their confirmation or a
+grace period, `Play.hand_on`, before the next turn's chance steps are drawn and the next seat may move).
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ludothek import engine as eng
-from ludothek.engine import CHANCE, TERMINAL, UNDO, IllegalAction, State
+from ludothek.engine import CHANCE, TERMINAL, UNDO, IllegalAction
 from ludothek.storage.database import Database
 from ludothek.storage.errors import (
     BadRequest,
@@ -39,11 +41,12 @@ from ludothek.storage.errors import (
 )
 from ludothek.storage.games import Games
 from ludothek.storage.info import GameEvent, GameInfo
-from ludothek.storage.models import ActionRow, utcnow
+from ludothek.storage.models import ActionRow, User, utcnow
 from ludothek.storage.moves import MoveWriter, stale_move
 from ludothek.storage.text import check_text
 from ludothek.storage.timecontrol import placed_last
 
+from .handover import check_grace, hands_on, pending_refusal, resolve_own_chance, undo_refusal
 from .runtime import GameLocks, Listeners, StateCache
 from .tracked import Tracked, resolve_chance, undone_rows
 
@@ -70,6 +73,10 @@ class Play:
         self.writer = writer
         #: Queue "your turn" and "game over" mails in the outbox with every move (off only for benchmarks).
         self.mail_on_moves = True
+        #: Seconds a person's ended turn waits for their confirmation when they chose no grace period
+        #: of their own (`ludothek.services.handover`); 0 hands on at once.  The portal sets its default.
+        self.default_grace = 0
+        self._grace_sql = f"SELECT handover_seconds FROM users WHERE id = {db.mark}"
         mark = db.mark
         self._catch_up_sql = (f"SELECT seq, seat, action FROM actions WHERE game_id = {mark} AND seq >= {mark} "
                               f"AND seq < {mark} ORDER BY seq")
@@ -219,13 +226,23 @@ class Play:
             info, tracked, mover = self._apply(game_id, seat, action, seq, user_id)
             state = tracked.state
             try:
-                new = [(mover, action), *resolve_chance(tracked)]
+                # The chance steps of the mover's own turn at once; those of the next turn wait while
+                # the turn's hand-over is pending (`ludothek.services.handover`).
+                new = [(mover, action), *resolve_own_chance(tracked, mover)]
                 now = utcnow()
-                to_move = state.current_player()
+                handover = None
+                if hands_on(state, mover):
+                    grace = self.grace(info, mover)
+                    if grace > 0:
+                        handover = (mover, now + timedelta(seconds=grace))
+                    else:
+                        new += resolve_chance(tracked)
+                to_move = state.current_player() if handover is None else CHANCE
                 # In the order of the users' ids: a mail's row share-locks its user until the commit, and
                 # a game's end locks its players in that order (`MoveWriter.transaction`).
                 mails = sorted(self._move_mails(info, mover, to_move)) if self.mail_on_moves else []
-                if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover, mails):
+                if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover, mails,
+                                         handover=handover):
                     self._refuse_lost_seat(game_id, seq, info, mover)
                     raise stale_move(seq)
             except BaseException:
@@ -240,7 +257,9 @@ class Play:
                 result = (placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
                           if status == "finished" else None)
                 after(dataclasses.replace(info, seq=seq + len(new), to_move=to_move, status=status,
-                                          turn_since=now, result=result), tracked)
+                                          turn_since=now, result=result,
+                                          handover_seat=handover[0] if handover else None,
+                                          handover_due=handover[1] if handover else None), tracked)
         event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
         self.listeners.notify(event)
         return event
@@ -279,6 +298,8 @@ class Play:
             if seat is None:
                 raise Forbidden("you do not play in this game", code_key="not_seated")
         self._check_current(info, seq, "move")
+        if info.handover_seat is not None:
+            raise pending_refusal(info)
         if seat is None or info.to_move != seat:
             raise NotYourTurn("it is not your turn", code_key="not_your_turn")
         tracked = self._load_state(info)
@@ -302,16 +323,7 @@ class Play:
                 sent=seq, current=info.seq,
             )
 
-    def _write(
-        self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
-        info: GameInfo, mover: int,
-    ) -> None:
-        """Store an undo with the dialect's writer; a refused write becomes the plain refusal (as `submit`)."""
-        if not self.writer.write(game_id, seq, new, to_move, state, now, info, mover):
-            self._refuse_lost_seat(game_id, seq, info, mover)
-            raise stale_move(seq)
-
-    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo, mover: int) -> None:
+    def _refuse_lost_seat(self, game_id: int, seq: int, info: GameInfo, mover: int, what: str = "move") -> None:
         """After a refused write at an unchanged move number: say plainly what changed.
 
         ``seats_rev`` changes when a seat changes hands (a timeout, a resignation) and when the
@@ -322,6 +334,8 @@ class Play:
         self.games.info_cache.pop(game_id, None)
         now_info = self.games.full(game_id)
         self._check_current(now_info, seq, "move")  # over (an administrator, a vote), or another move came first
+        if what == "move" and now_info.handover_seat is not None:
+            raise pending_refusal(now_info)  # a move that met a turn waiting for its confirmation
         if now_info.seats_rev == info.seats_rev:
             return
         before = next((s for s in info.seats if s.seat == mover), None)
@@ -359,6 +373,10 @@ class Play:
             info = self.games.game(game_id)
             self._check_current(info, seq, "undo")
             tracked = self._load_state(info)
+            with eng.naming(info.seat_names()):
+                reason = undo_refusal(info, tracked.state, seat)
+            if reason is not None:
+                raise UndoRefused(f"you cannot undo now: {reason}", code_key="undo_refused")
             try:
                 tracked.undo(seat)
             except IllegalAction as exc:
@@ -367,12 +385,129 @@ class Play:
             to_move = state.current_player()
             now = utcnow()
             try:
-                self._write(game_id, seq, [(seat, UNDO)], to_move, state, now, info, seat)
+                # Against the hand-over it saw: a hand-on (a confirmation in another tab, the clock job)
+                # that came first makes this write fail, and the turn stays handed on.
+                if not self.writer.write(game_id, seq, [(seat, UNDO)], to_move, state, now, info, seat,
+                                         handover_was=info.handover_seat):
+                    self._refuse_lost_seat(game_id, seq, info, seat, "undo")
+                    if self.games.game(game_id).handover_seat != info.handover_seat:
+                        raise UndoRefused("you cannot undo now: your turn has been handed on",
+                                          code_key="undo_refused")
+                    raise stale_move(seq)
             except BaseException:
                 self.states.drop(game_id)
                 raise
             if after is not None:
-                after(dataclasses.replace(info, seq=seq + 1, to_move=to_move, turn_since=now), tracked)
+                after(dataclasses.replace(info, seq=seq + 1, to_move=to_move, turn_since=now, handover_seat=None,
+                                          handover_due=None), tracked)
         event = GameEvent(game_id, seq + 1, to_move, "running", info.is_bot_seat(to_move))
         self.listeners.notify(event)
         return event
+
+    # ------------------------------------------------------------------ handing a turn on
+
+    def grace(self, info: GameInfo, seat: int) -> int:
+        """Seconds ``seat``'s ended turn waits for its confirmation: 0 for a bot, else the person's own
+        setting or the site's default (`ludothek.services.handover`)."""
+        s = next((x for x in info.seats if x.seat == seat), None)
+        if s is None or s.kind != "player" or s.user_id is None:
+            return 0
+        row = self.db.read_one(self._grace_sql, (s.user_id,))
+        chosen = row[0] if row is not None else None
+        return int(self.default_grace if chosen is None else chosen)
+
+    def grace_setting(self, user_id: int) -> tuple[int | None, int]:
+        """The grace period ``user_id`` chose (None: none) and the one in force for them (`grace`)."""
+        row = self.db.read_one(self._grace_sql, (user_id,))
+        chosen = None if row is None or row[0] is None else int(row[0])
+        return chosen, self.default_grace if chosen is None else chosen
+
+    def set_grace(self, user_id: int, seconds: int | None) -> None:
+        """Choose how long ``user_id``'s ended turns wait for their confirmation (`GRACE_CHOICES`; None: the
+        site's default).  Turns already waiting keep the time they were given."""
+        value = None if seconds is None else check_grace(seconds)
+        with self.db.engine.begin() as conn:
+            conn.execute(update(User).where(User.id == user_id).values(handover_seconds=value))
+
+    def confirm_as(self, game_id: int, user_id: int, seq: int,
+                   after: Callable[[GameInfo, Tracked], None] | None = None) -> GameEvent:
+        """`confirm` for the seat ``user_id`` plays; `Forbidden` if they do not play in this game."""
+        info = self.games.game(game_id)
+        seat = info.seat_of(user_id)
+        if seat is None:
+            raise Forbidden("you do not play in this game", code_key="not_seated")
+        return self.confirm(game_id, seat, seq, after=after)
+
+    def confirm(self, game_id: int, seat: int, seq: int, *,
+                after: Callable[[GameInfo, Tracked], None] | None = None) -> GameEvent:
+        """``seat`` confirms its turn, seen at sequence number ``seq``: the turn is handed on now.
+
+        Refusals (nothing changes): `StaleMove` when the game moved on, `Conflict` ``nothing_to_confirm``
+        when no hand-over of ``seat`` is pending (already handed on: by the clock job, another tab).
+        """
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise BadRequest("seq must be a whole number: the sequence number you saw")
+        event = self.hand_on(game_id, seat=seat, seq=seq, after=after)
+        if event is None:
+            raise Conflict("there is no turn of yours waiting to be confirmed", code_key="nothing_to_confirm")
+        return event
+
+    def hand_on(self, game_id: int, *, seat: int | None = None, seq: int | None = None,
+                now: datetime | None = None, after: Callable[[GameInfo, Tracked], None] | None = None,
+                ) -> GameEvent | None:
+        """Hand on the pending turn of ``game_id``: draw the next turn's chance steps, start the next
+        player's clock, queue the "your turn" mail, wake the bots and tell every seat.
+
+        ``seat`` (a confirmation) must be the hand-over's seat; without it (the clock job) only a hand-over
+        due at ``now`` is handed on.  ``None`` when there was nothing to hand on (none pending, not yet due,
+        or another process handed it on first): the conditional write against the hand-over it saw makes
+        it happen exactly once, also against an undo or a confirmation racing it.
+        """
+        with self.locks.get(game_id):
+            info = self.games.game(game_id)
+            if seq is not None:
+                self._check_current(info, seq, "confirm")
+            if info.status != "running" or info.handover_seat is None:
+                return None
+            if seat is not None and seat != info.handover_seat:
+                return None
+            now = now or utcnow()
+            if seat is None and (info.handover_due is None or info.handover_due > now):
+                return None
+            tracked = self._load_state(info)
+            state = tracked.state
+            try:
+                new = resolve_chance(tracked)
+                to_move = state.current_player()
+                mails = sorted(self._move_mails(info, info.handover_seat, to_move)) if self.mail_on_moves else []
+                stored = self.writer.write(game_id, info.seq, new, to_move, state, now, info, CHANCE, mails,
+                                           handover_was=info.handover_seat)
+            except BaseException:
+                self.states.drop(game_id)
+                raise
+            if not stored:
+                if new:
+                    self.states.drop(game_id)
+                self.games.info_cache.pop(game_id, None)
+                return None
+            status = "finished" if to_move == TERMINAL else "running"
+            if status == "finished":
+                self.games.info_cache.pop(game_id, None)
+            if after is not None:
+                after(dataclasses.replace(info, seq=info.seq + len(new), to_move=to_move, status=status,
+                                          turn_since=now, handover_seat=None, handover_due=None), tracked)
+        event = GameEvent(game_id, info.seq + len(new), to_move, status, info.is_bot_seat(to_move))
+        self.listeners.notify(event)
+        return event
+
+    def hand_on_due(self, now: datetime | None = None, limit: int = 100) -> list[int]:
+        """Hand on every turn whose grace period has ended (the clock job); the games handed on.
+
+        Any number of processes may run this at once: each hand-over happens exactly once (`hand_on`).
+        """
+        now = now or utcnow()
+        mark = self.db.mark
+        rows = self.db.single(
+            f"SELECT id FROM games WHERE status = 'running' AND handover_due IS NOT NULL AND handover_due <= {mark} "
+            f"ORDER BY handover_due LIMIT {int(limit)}", (self.db.db_time(now),), rows=True)
+        return [gid for (gid,) in rows if self.hand_on(gid, now=now) is not None]

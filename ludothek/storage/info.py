@@ -70,6 +70,10 @@ class GameInfo:
     deadline: datetime | None = None
     #: Changes whenever a seat of the running game changes hands.
     seats_rev: int = 0
+    #: A pending hand-over (`ludothek.services.handover`): the seat whose turn ended and may still take
+    #: it back, and when the turn passes on by itself; None: none pending.
+    handover_seat: int | None = None
+    handover_due: datetime | None = None
 
     @property
     def over(self) -> bool:

@@ -76,6 +76,9 @@ class User(Base):
     #: creates its session or token only while this still has the value read with the password it
     #: checked, and reset links carry it (``ludothek.services.sessions``, migration ``0012_credentials``).
     cred_gen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Seconds a turn waits for the player's confirmation before it is handed on (0, 5, 10 or 30);
+    #: NULL: the site's default (`ludothek.services.handover`).
+    handover_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class ApiToken(Base):
@@ -146,6 +149,11 @@ class GameRow(Base):
     bot_claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
     bot_claim_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     bot_lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: A pending hand-over (issue 29, `ludothek.services.handover`): the seat whose turn ended and may
+    #: still take it back, and when the turn passes on by itself.  While it is set nobody is to move
+    #: (``to_move`` is -1), the next turn's chance steps wait and no bot moves.
+    handover_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    handover_due: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
 
 
 class SeatRow(Base):

@@ -33,6 +33,12 @@ from .timecontrol import clock_after_move, placed_last
 
 log = logging.getLogger("ludothek.storage.play")
 
+#: A pending hand-over to store with a move: the seat whose turn ended and when it is handed on.
+Handover = tuple[int, datetime] | None
+#: The pending hand-over seat as the writes compare it: `HANDOVER_NONE` stands for none pending.
+HANDOVER_WAS = "coalesce(handover_seat, -9)"
+HANDOVER_NONE = -9
+
 #: How often a move's transaction is written again after PostgreSQL broke a deadlock by refusing it.
 DEADLOCK_RETRIES = 2
 
@@ -51,32 +57,40 @@ class MoveWriter:
     def __init__(self, db: Database) -> None:
         self.db = db
         mark = db.mark
-        #: The optimistic write of a move: it succeeds only against the sequence number it was made on.
+        #: The optimistic write of a move: it succeeds only against the sequence number, the seats and
+        #: the pending hand-over (`HANDOVER_NONE`: none) it was made on, and sets the hand-over after it.
         self.move_sql = (
-            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark} "
-            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark}"
+            f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark}, "
+            f"handover_seat = {mark}, handover_due = {mark} "
+            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark} AND {HANDOVER_WAS} = {mark}"
         )
         #: The last move: the same write and the game's end in one update of its row.  (A second update
         #: of a row this transaction already changed checks the row's reference to its creator again,
         #: which share-locks that user before `finish_game` locks the players: see there.)
         self.move_finish_sql = (
             f"UPDATE games SET seq = {mark}, to_move = {mark}, turn_since = {mark}, deadline = {mark}, "
-            f"status = {mark}, finished_at = {mark}, result_json = {mark} "
-            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark}"
+            f"handover_seat = NULL, handover_due = NULL, status = {mark}, finished_at = {mark}, result_json = {mark} "
+            f"WHERE id = {mark} AND seq = {mark} AND seats_rev = {mark} AND {HANDOVER_WAS} = {mark}"
         )
         self.bank_sql = f"UPDATE seats SET bank_seconds = {mark} WHERE game_id = {mark} AND seat = {mark}"
         self.outbox_sql = outbox_sql(mark)
 
     def write(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
-        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (),
+        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (), *,
+        handover: Handover = None, handover_was: int | None = None,
     ) -> bool:
         """Store the move and its chance outcomes against ``seq``: exactly one of concurrent writers wins.
 
         ``mails`` (``(user id, kind, payload)``) go into the outbox in the same transaction.
+        ``handover_was`` is the pending hand-over's seat the move was made against (None: none pending)
+        and ``handover`` the one it leaves pending (seat, when it is due), if any: a confirmation, an
+        undo and the clock job racing for one hand-over are decided here, one wins.  ``new`` may be
+        empty (a hand-on with no chance step to draw).
         """
         deadline, bank = (None, None) if info.clock is None else self.clock(info, mover, to_move, now)
-        return self.transaction(game_id, seq, new, to_move, state, self.db.db_time(now), deadline, bank, info, mails)
+        return self.transaction(game_id, seq, new, to_move, state, self.db.db_time(now), deadline, bank, info, mails,
+                                handover, handover_was)
 
     def clock(self, info: GameInfo, mover: int, to_move: int,
               now: datetime) -> tuple[datetime | None, tuple[int, float] | None]:
@@ -88,7 +102,7 @@ class MoveWriter:
     def transaction(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, when: Any,
         deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
-        mails: Sequence[tuple[int, str, str]],
+        mails: Sequence[tuple[int, str, str]], handover: Handover = None, handover_was: int | None = None,
     ) -> bool:
         """The move as one transaction: the last move of a game, SQLite, or a game with a bank of time.
 
@@ -103,13 +117,16 @@ class MoveWriter:
             cur = raw.cursor()
             try:
                 due = None if deadline is None else db.db_time(deadline)
+                was = HANDOVER_NONE if handover_was is None else handover_was
                 result = None
                 if to_move == TERMINAL:
                     result = placed_last(state.result_json(), {s.seat: s.left_as for s in info.seats if s.left_as})
                     cur.execute(self.move_finish_sql, (seq + len(new), to_move, when, due, "finished", when,
-                                                       json.dumps(result), game_id, seq, info.seats_rev))
+                                                       json.dumps(result), game_id, seq, info.seats_rev, was))
                 else:
-                    cur.execute(self.move_sql, (seq + len(new), to_move, when, due, game_id, seq, info.seats_rev))
+                    h_seat, h_due = (None, None) if handover is None else (handover[0], db.db_time(handover[1]))
+                    cur.execute(self.move_sql, (seq + len(new), to_move, when, due, h_seat, h_due, game_id, seq,
+                                                info.seats_rev, was))
                 if cur.rowcount != 1:
                     raw.rollback()
                     return False
@@ -117,10 +134,11 @@ class MoveWriter:
                     # The seats' places and the ratings, in the transaction that ends the game.
                     finish_game(cur, db.mark, not db.sqlite, game_id, info.game, result,
                                 {s.seat: s.user_id for s in info.seats}, when, also_lock=[m[0] for m in mails])
-                cur.executemany(
-                    db.insert_actions_sql,
-                    [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
-                )
+                if new:
+                    cur.executemany(
+                        db.insert_actions_sql,
+                        [(game_id, seq + i, s, a, when) for i, (s, a) in enumerate(new)],
+                    )
                 for user_id, kind, payload in mails:  # the outbox row(s), in the move's transaction
                     cur.execute(self.outbox_sql, (user_id, kind, game_id, seq + len(new), payload, when, when))
                 if bank is not None:
@@ -146,15 +164,17 @@ class PostgresMoveWriter(MoveWriter):
 
     def write(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, state: State, now: datetime,
-        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (),
+        info: GameInfo, mover: int, mails: Sequence[tuple[int, str, str]] = (), *,
+        handover: Handover = None, handover_was: int | None = None,
     ) -> bool:
         deadline, bank = (None, None) if info.clock is None else self.clock(info, mover, to_move, now)
         when = self.db.db_time(now)
-        if to_move != TERMINAL:
-            return self.one_trip(game_id, seq, new, to_move, when, deadline, bank, info, mails)
+        if to_move != TERMINAL and new:
+            return self.one_trip(game_id, seq, new, to_move, when, deadline, bank, info, mails, handover, handover_was)
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
-                return self.transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails)
+                return self.transaction(game_id, seq, new, to_move, state, when, deadline, bank, info, mails,
+                                        handover, handover_was)
             except self.db.deadlock_errors:
                 if attempt == DEADLOCK_RETRIES:
                     raise
@@ -165,11 +185,14 @@ class PostgresMoveWriter(MoveWriter):
     def one_trip(
         self, game_id: int, seq: int, new: Sequence[tuple[int, str]], to_move: int, when: Any,
         deadline: datetime | None, bank: tuple[int, float] | None, info: GameInfo,
-        mails: Sequence[tuple[int, str, str]],
+        mails: Sequence[tuple[int, str, str]], handover: Handover = None, handover_was: int | None = None,
     ) -> bool:
         """The move in one statement.  ``False`` when the optimistic write found the game moved on (or its
-        seats changed hands), also when the unique index refused it."""
-        params: list[Any] = [seq + len(new), to_move, when, deadline, game_id, seq, info.seats_rev, when]
+        seats changed hands, or its hand-over), also when the unique index refused it."""
+        h_seat, h_due = (None, None) if handover is None else (handover[0], self.db.db_time(handover[1]))
+        was = HANDOVER_NONE if handover_was is None else handover_was
+        params: list[Any] = [seq + len(new), to_move, when, deadline, h_seat, h_due, game_id, seq, info.seats_rev,
+                             was, when]
         for i, (s, a) in enumerate(new):
             params += [seq + i, s, a]
         if mails:

@@ -21,14 +21,16 @@ def move_statement(actions: int, mails: int, bank: bool) -> str:
     """The statement for a move with ``actions`` rows (the move and its chance outcomes) that does not
     end the game (the last move places the seats and rates the players: reads and writes in a transaction).
 
-    Parameters, in order: new seq, to_move, turn_since, deadline, game id, old seq, seats_rev;
+    Parameters, in order: new seq, to_move, turn_since, deadline, the hand-over's seat and due time, game id,
+    old seq, seats_rev, the hand-over seat the move was made against (-9: none);
     created_at, then ``(seq, seat, action)`` per action; for mails: their seq, created_at,
     next_attempt_at, then ``(user_id, kind, payload)`` per mail; for a time bank: seconds, seat.
     It answers one row: 1 if the move was stored, 0 if it was stale.
     """
     assert actions >= 1
-    game_set = "seq = %s, to_move = %s, turn_since = %s, deadline = %s"
-    parts = [f"g AS (UPDATE games SET {game_set} WHERE id = %s AND seq = %s AND seats_rev = %s RETURNING id)"]
+    game_set = "seq = %s, to_move = %s, turn_since = %s, deadline = %s, handover_seat = %s, handover_due = %s"
+    parts = [f"g AS (UPDATE games SET {game_set} WHERE id = %s AND seq = %s AND seats_rev = %s "
+             "AND coalesce(handover_seat, -9) = %s RETURNING id)"]
     values = ", ".join(["(%s::integer, %s::integer, %s::text)"] * actions)
     parts.append(
         "a AS (INSERT INTO actions (game_id, seq, seat, action, created_at) "

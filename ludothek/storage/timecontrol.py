@@ -136,11 +136,13 @@ def clock_after_move(conn: Connection, info: GameInfo, mover: int, to_move: int,
                      now: datetime) -> tuple[datetime | None, tuple[int, float] | None]:
     """The deadline after ``mover``'s move, and the mover's new bank (seat, seconds) for time banks.
 
-    While the same seat stays to move (a turn of several actions) its deadline stands.
+    While the same seat stays to move (a turn of several actions) its deadline stands; a seat to move
+    with no clock running (it took back the action that ended its turn, whose hand-over stopped its
+    clock: `ludothek.services.handover`) gets its clock back, from its bank as it stands.
     """
     if info.clock is None:
         return None, None
-    if to_move == mover:
+    if to_move == mover and (info.deadline is not None or mover < 0):
         return info.deadline, None
     tc = TimeControl.from_json(info.clock)
     bank: tuple[int, float] | None = None

@@ -277,6 +277,14 @@ class CarpeDiemState(State):
         kind = STAGE_PLAYER.get(self.stage)
         return self.actor if kind is None else kind
 
+    def _turn_seat(self) -> int | None:
+        """The fountain's draw belongs to the turn of the seat that took the fountain; every other chance
+        step (setting up a round, revealing tiles) belongs to no turn and waits until the turn is handed on."""
+        if self.stage == "fdraw":
+            return self.actor
+        kind = STAGE_PLAYER.get(self.stage)
+        return self.actor if kind is None else None
+
     def legal_actions(self) -> list[str]:
         """The legal actions, built afresh; the next move's check reuses them (see `_legal_now`).
 

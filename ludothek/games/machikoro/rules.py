@@ -161,6 +161,22 @@ class MachiKoroState(State):
     def current_player(self) -> int:
         return self._player
 
+    def _turn_seat(self) -> int | None:
+        """A turn's opening roll and the display's refill start the next turn; dice the player asked for are theirs.
+
+        The roll that opens a turn without a Train Station (the previous player's build or pass
+        ended theirs) and a refill of the display after a build belong to no turn in progress
+        (``None``): they wait until the turn is handed on, so a build can be taken back.  Dice
+        after the player chose how many (Train Station) or asked for a re-roll (Radio Tower) are
+        the player's own and are rolled at once.
+        """
+        player = self._player
+        if player != CHANCE:
+            return player
+        if self._phase == P_DICE and (self._rerolled or self._active[self._turn] & TRAIN_STATION):
+            return self._turn
+        return None
+
     def legal_actions(self) -> list[str]:
         legal = self._legal
         if legal is None:

@@ -121,6 +121,17 @@ class RollState(State):
             return partner
         return self.active
 
+    def _turn_seat(self) -> int | None:
+        """The roll that opens a turn (and the draw of the start player) belongs to no turn in progress.
+
+        So it waits until the previous turn is handed on, also in the solo game, where every turn
+        is the same seat's; re-rolls within a turn are the player's own and are rolled at once.
+        """
+        phase = self.phase
+        if phase == START or (phase == ROLL and self.rolls == 0):
+            return None
+        return self.current_player() if phase != ROLL else self.active
+
     def legal_actions(self) -> list[str]:
         if self._legal is None:
             self._legal = self._compute_legal()

@@ -190,6 +190,18 @@ class SnowdoniaState(EffectsMixin):
         assert self.decision is not None
         return int(self.decision["seat"])
 
+    def _turn_seat(self) -> int | None:
+        """Draws an action makes for its seat (contract cards to choose from, cubes for the player)
+        are that seat's; every other chance step (dealing the row, the forecast, restocking the
+        yard) is the round's upkeep and belongs to no turn, so it waits until the turn is handed on."""
+        chance = self.chance
+        if chance is None:
+            assert self.decision is not None
+            return int(self.decision["seat"])
+        if (chance[0] == "draw" and chance[1] == "offer") or (chance[0] == "bag" and chance[1] == "player"):
+            return int(chance[2])
+        return None
+
     def legal_actions(self) -> list[str]:
         if self.over:
             return []

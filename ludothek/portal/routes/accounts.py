@@ -14,13 +14,14 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from ludothek import engine as eng
+from ludothek.services.handover import GRACE_CHOICES
 from ludothek.services.sessions import TokenInfo
 from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t
 
 from .. import apimodels as m
-from ..apibodies import Credentials, PasswordChange, PasswordConfirm, Registration
+from ..apibodies import Credentials, PasswordChange, PasswordConfirm, PlaySettingsIn, Registration
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
 from ..deps import (
     CsrfField,
@@ -160,7 +161,9 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
     vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
     return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
                   sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
-                  vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id), **ctx)
+                  vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id),
+                  grace=site.play.grace_setting(user.id), grace_choices=GRACE_CHOICES,
+                  default_grace=site.play.default_grace, **ctx)
 
 
 @pages.get("/account", response_class=HTMLResponse)
@@ -295,6 +298,40 @@ def token(body: Credentials, request: Request) -> dict[str, Any]:
 @api.get("/me", response_model=m.UserOut, summary="Who I am")
 async def me(user: User) -> dict[str, Any]:
     return user_json(user)
+
+
+def play_settings(request: Request, user_id: int) -> dict[str, Any]:
+    chosen, in_force = portal_of(request).site.play.grace_setting(user_id)
+    return {"handover_seconds": chosen, "in_force": in_force, "choices": list(GRACE_CHOICES)}
+
+
+@api.get("/me/play", response_model=m.PlaySettingsOut, summary="My play settings: how long my turns wait")
+def get_play_settings(request: Request, user: User) -> dict[str, Any]:
+    """How long my ended turns wait for my confirmation before they are handed on (docs/portal.md, "Undo")."""
+    return play_settings(request, user.id)
+
+
+@api.put("/me/play", response_model=m.PlaySettingsOut, summary="Change how long my turns wait for my confirmation")
+def put_play_settings(body: PlaySettingsIn, request: Request, user: User) -> dict[str, Any]:
+    """``handover_seconds``: 0, 5, 10 or 30 (0: hand on at once), or null for the site's default."""
+    portal_of(request).site.play.set_grace(user.id, body.handover_seconds)
+    return play_settings(request, user.id)
+
+
+@pages.post("/account/play")
+def set_play_settings(request: Request, csrf: CsrfField, handover_seconds: Annotated[str, Form()]) -> Response:
+    """The account page's choice of how long a turn waits for my confirmation."""
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        try:
+            seconds: Any = None if handover_seconds == "default" else int(handover_seconds)
+        except ValueError:
+            seconds = handover_seconds
+        portal_of(request).site.play.set_grace(user.id, seconds)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return account_page(request, user, notice=t("handover_saved", user.lang))
 
 
 def token_json(t: TokenInfo) -> dict[str, Any]:

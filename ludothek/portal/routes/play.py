@@ -19,7 +19,7 @@ from ludothek.storage import BadRequest, Conflict, GameInfo, StoreError, UserInf
 from ludothek.texts import t
 
 from .. import apimodels as m
-from ..apibodies import Move, UndoRequest
+from ..apibodies import ConfirmRequest, Move, UndoRequest
 from ..boards import _board_template, _has_static, board_helpers, game_data
 from ..chat_panel import chat_context
 from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
@@ -44,6 +44,8 @@ from ..pickers import board_pickers
 from ..render import duration_text, message_of, redirect, render
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
+#: What the game page's "Confirm turn" button sends as its action (no game has an action with a "!").
+CONFIRM_TURN = "!confirm"
 api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
@@ -127,6 +129,8 @@ def act(request: Request, game_id: GameId, csrf: CsrfField, action: Annotated[st
         limit_per_user_and_address(request, user, "move")
         if action == eng.UNDO:
             site.play.undo(game_id, seat, seq_no)
+        elif action == CONFIRM_TURN:
+            site.play.confirm(game_id, seat, seq_no)
         else:
             site.play.submit(game_id, action, seq_no, seat=seat)
         portal_of(request).hub.wait_flushed()  # its live update is out before the answer (see live/hub.py)
@@ -210,21 +214,43 @@ def move_answer(request: Request, game_id: int, body: Move, user: UserInfo, lang
 @api.post("/games/{game_id}/undo", response_model=m.GameStateOut, responses=MOVE_REFUSALS,
           summary="Take back my last action (while can_undo is true)")
 async def undo(game_id: GameId, body: UndoRequest, request: Request, user: User, lang: Lang = None) -> JSONResponse:
-    """Allowed while no other seat has acted and no chance outcome was drawn since my last action
-    (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and nothing changes.
+    """Allowed while no other seat has acted and no chance outcome was drawn since my last action, and my
+    turn has not been handed on (``can_undo`` in the game's answer); otherwise 409 ``undo_refused`` and
+    nothing changes.
     The undo is stored as an entry of its own; the answer is as for a move."""
+    play = portal_of(request).site.play
+    return await _stored_and_answered(request, user, lang,
+                                      lambda after: play.undo_as(game_id, user.id, body.seq, after=after))
+
+
+async def _stored_and_answered(request: Request, user: UserInfo, lang: str | None,
+                               store: Callable[[Callable[[GameInfo, Tracked], None]], object]) -> JSONResponse:
+    """An undo or a confirmation: counted against the move limits, stored by ``store(after)`` off the
+    event loop, heard by the other processes, and answered with my new view (as a move is)."""
     answer: dict[str, Any] = {}
     after = _answer_into(answer, user, lang or user.lang)
-
     portal = portal_of(request)
 
     def move() -> None:
         limit_per_user_and_address(request, user, "move")
-        portal.site.play.undo_as(game_id, user.id, body.seq, after=after)
+        store(after)
 
     await portal.offload(move)
     await portal.hub.flushed()
     return JSONBody(answer)
+
+
+@api.post("/games/{game_id}/confirm", response_model=m.GameStateOut, responses=MOVE_REFUSALS,
+          summary="Confirm my turn: hand it on now (while can_confirm is true)")
+async def confirm(game_id: GameId, body: ConfirmRequest, request: Request, user: User,
+                  lang: Lang = None) -> JSONResponse:
+    """After my turn ends it waits for my confirmation (``handover`` in the game's answer) until the grace
+    period I chose runs out; meanwhile I may still undo, and nobody else may move.  This hands it on at
+    once: the next turn's chance steps are drawn and the next seat may move.  409 ``nothing_to_confirm``
+    when no turn of mine waits (it was handed on already), ``stale`` when ``seq`` is not current."""
+    play = portal_of(request).site.play
+    return await _stored_and_answered(request, user, lang,
+                                      lambda after: play.confirm_as(game_id, user.id, body.seq, after=after))
 
 
 @api.get("/games/{game_id}/record", response_model=m.RecordOut, responses=refusals(409),

@@ -68,8 +68,24 @@
     if (el instanceof HTMLDetailsElement && el.matches("#legal details.all-actions")) allActionsOpen = el.open;
   }, true);
 
+  /* A turn waiting for its player's confirmation counts down; when it is due the page looks again
+   * (the server hands it on; its live update may not reach a page whose move number stays the same). */
+  let countdown = null;
+  function startCountdown(g) {
+    if (countdown) { clearInterval(countdown); countdown = null; }
+    const spans = g ? [...g.querySelectorAll("[data-countdown]")] : [];
+    if (!spans.length) return;
+    const end = Date.now() + 1000 * Number(spans[0].dataset.countdown);
+    countdown = setInterval(() => {
+      const left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
+      spans.forEach((s) => { s.textContent = String(left); });
+      if (Date.now() > end + 1500) { clearInterval(countdown); countdown = null; refresh(); }
+    }, 250);
+  }
+
   function swapDone() {
     const g = root();
+    startCountdown(g);
     if (g && allActionsOpen) g.querySelectorAll("#legal details.all-actions").forEach((el) => { el.open = true; });
     if (g) { keyboardable(g); restoreFocus(g); }
     document.dispatchEvent(new CustomEvent("ludothek:board", { detail: { game: g } }));
@@ -163,6 +179,8 @@
       // Only news makes a refresh: the echo of a move this page already shows (or an older one) does not.
       const newer = Number(msg.seq) > Number(cur.dataset.seq);
       if ((msg.type === "update" || msg.type === "hello") && newer) refresh();
+      // A turn handed on without a chance step keeps the move number; who is to move changes.
+      else if (msg.type === "update" && String(msg.to_move ?? "") !== cur.dataset.toMove) refresh();
       else if (msg.type === "update" && msg.status !== cur.dataset.status) refresh();
     };
     socket.onclose = (ev) => {
