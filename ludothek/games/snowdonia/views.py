@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ludothek.engine import score_part
 
 from .components import AREAS
+from .notation import daffodils_text
 from .scoring import contract_value_alone
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def breakdown(st: SnowdoniaState) -> list[dict[str, Any]]:
         if "daffodils" in parts:
             n = st.daffodils_at_end(r.seat)
             lines.append(score_part("daffodils", "Narzissen", "daffodils", parts["daffodils"],
-                                    {"de": f"{n} Narzissen", "en": f"{n} daffodil" + ("" if n == 1 else "s")}))
+                                    {"de": daffodils_text(n, "de"), "en": daffodils_text(n, "en")}))
         out.append({"seat": r.seat, "rank": r.rank, "total": r.score, "parts": lines})
     return out
 
