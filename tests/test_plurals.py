@@ -127,3 +127,33 @@ def test_every_text_of_every_game_counts_right(game_id: str, lang: str) -> None:
                 wrong.setdefault(line[:300], bad)
     assert seen > 100
     assert not wrong, "\n".join(f"{bad}: {line}" for line, bad in list(wrong.items())[:15])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_one_form_has_no_placeholder_the_other_lacks(lang: str) -> None:
+    """A slip like ``{minute} minute`` (the plural's placeholder made singular) shows the raw braces."""
+    import re
+
+    names = re.compile(r"\{(\w+)\}")
+    wrong = {key: (one, other) for key, one, other in plurals.catalogue_forms(lang)
+             if not set(names.findall(one)) <= set(names.findall(other))}
+    assert not wrong, wrong
+
+
+def test_a_plural_entry_reached_through_t_takes_its_count_from_the_parameters() -> None:
+    """Refusals and templates pass counts by name (``seconds=1``); `t` picks the form by it."""
+    from ludothek.texts import t
+
+    assert t("err_chat_rate", "en", seconds=1).endswith("wait 1 second.")
+    assert t("err_chat_rate", "de", seconds=5).endswith("warte 5 Sekunden.")
+    assert t("err_record_too_costly", "en", seconds=1, n=7) == (
+        "The record takes more than 1 second to replay; it was stopped at entry 7.")
+    assert t("tc_bank", "de", start=1, add=1, most=14) == "Zeitkonto: 1 Tag, +1 pro Zug, höchstens 14"
+
+
+def test_textcheck_refuses_a_count_before_a_noun_outside_a_plural_entry() -> None:
+    from ludothek.devtools import textcheck
+
+    assert textcheck.counts_outside_plurals("de") == set()
+    assert textcheck.counts_outside_plurals("en") == set()
+    assert textcheck._COUNT_BEFORE_WORD.search("warte {seconds} Sekunden").group(2) == "Sekunden"
