@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from ludothek.engine.registry import GAME_MODULES
+from tests.browser_support import mid_word_breaks, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -105,6 +106,7 @@ def pages_of(site: dict[str, Any]) -> dict[str, str]:
     return paths
 
 
+@pytest.mark.flaky(reruns=1)  # axe's findings do not change on a rerun; only a slow page load might
 @pytest.mark.parametrize("lang", ["de", "en"])
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_axe_finds_nothing_moderate_or_worse_anywhere(browser: Any, site: dict[str, Any], lang: str,
@@ -125,3 +127,17 @@ def test_axe_finds_nothing_moderate_or_worse_anywhere(browser: Any, site: dict[s
     page.context.close()
     found = {k: v for k, v in found.items() if v}
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_profile_breaks_words_only_at_hyphenation_points_on_a_phone(browser: Any, site: dict[str, Any],
+                                                                    lang: str) -> None:
+    """The games table of a profile at 390 px: "Bronze-zeit", "Snow-donia", never "Bronzezei|t" (issue 29)."""
+    page = login(browser, site["base"], PLAYERS[0], lang, PHONE)
+    for name in PLAYERS:
+        page.goto(f"{site['base']}/users/{name}")
+        assert page.locator("#stats-table tbody th").count() >= 4
+        shot(page, f"profile-{name}-{lang}-phone")
+        assert mid_word_breaks(page, "main") == [], name
+        assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+    page.context.close()
