@@ -157,3 +157,10 @@ def test_textcheck_refuses_a_count_before_a_noun_outside_a_plural_entry() -> Non
     assert textcheck.counts_outside_plurals("de") == set()
     assert textcheck.counts_outside_plurals("en") == set()
     assert textcheck._COUNT_BEFORE_WORD.search("warte {seconds} Sekunden").group(2) == "Sekunden"
+
+
+def test_a_count_given_as_text_or_fraction_picks_the_form() -> None:
+    from ludothek.texts import t
+
+    assert "1 Sekunde " in t("err_record_too_costly", "de", seconds="1", n=2)
+    assert "1.5 seconds" in t("err_record_too_costly", "en", seconds="1.5", n=1)

@@ -52,10 +52,26 @@ def _count_of(key: str, params: Mapping[str, Any]) -> int | None:
     if text is None:
         return None
     for name in _PLACEHOLDER.findall(text):
-        value = params.get(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
+        count = _as_count(params.get(name))
+        if count is not None:
+            return count
     return None
+
+
+def _as_count(value: object) -> int | None:
+    """A parameter as a count: ``5``, ``"5"``, ``2.0``; a fraction (``"1.5"``) counts as 2, the "other" form.
+
+    German and English both say "1,5 Sekunden" / "1.5 seconds": only exactly one takes the singular.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(str(value))
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else 2
 
 
 def tn(key: str, n: int, lang: str, **params: Any) -> str:
