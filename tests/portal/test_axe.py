@@ -4,7 +4,9 @@ One portal serves the module.  Two users (one reading German, one English) play 
 kind to its end through the JSON API with random legal moves, and a third game of every kind is
 left mid-game; then axe looks at the home page, ``/new``, the account, a profile, every rules
 page (both versions), every game page mid-game and finished, and a replay, in both languages, on a
-phone and on a desktop.  A finding names its rule, its impact and the first nodes it hit.
+phone and on a desktop.  A finding names its rule, its impact and the first nodes it hit.  The text of
+every page is also read for counts with the wrong form of their noun ("1 coins"; see
+`ludothek.devtools.plurals`), so the boards' templates are held to the plural rule too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from ludothek.devtools import plurals
 from ludothek.engine.registry import GAME_MODULES
 from tests.browser_support import mid_word_breaks, shot
 
@@ -120,13 +123,18 @@ def test_axe_finds_nothing_moderate_or_worse_anywhere(browser: Any, site: dict[s
         found[name] = violations(visitor)
     visitor.context.close()
     page = login(browser, base, PLAYERS[0], lang, sizes)
+    counts: dict[str, list[str]] = {}
     for name, path in pages_of(site).items():
         page.goto(base + path)
         page.wait_for_load_state("networkidle")
         found[name] = violations(page)
+        game = next((g for g in site["games"] if name.startswith(g)), None)
+        counts[name] = plurals.wrong_counts(page.inner_text("main"), lang, game)
     page.context.close()
     found = {k: v for k, v in found.items() if v}
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+    counts = {k: v for k, v in counts.items() if v}
+    assert not counts, f"counts with the wrong form of their noun: {counts}"
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
