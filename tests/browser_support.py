@@ -157,7 +157,7 @@ _MID_WORD_BREAKS = r"""(root) => {
       range.setStart(node, i); range.setEnd(node, i + 1);
       const rects = range.getClientRects();
       if (!rects.length) continue;
-      const top = rects[0].top;
+      const top = rects[rects.length - 1].top;  // a letter after a soft hyphen also reports the hyphen drawn on the line before
       if (prevTop !== null && top > prevTop + 2 && !/[\s\u00ad\-\u2010\u2013\u2014\/]/.test(text[i - 1])) {
         bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
       }
