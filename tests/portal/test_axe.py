@@ -22,23 +22,13 @@ import pytest
 from ludothek.devtools import plurals
 from ludothek.engine.registry import GAME_MODULES
 from tests.browser_support import mid_word_breaks, shot
+from tests.portal.test_phones import serious_violations as violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
-#: The impacts this portal does not accept (axe's four levels are minor, moderate, serious, critical).
-REFUSED = ("moderate", "serious", "critical")
 PLAYERS = ("axel", "berta")
-
-
-def violations(page: Any) -> list[str]:
-    """axe-core's moderate, serious and critical findings on the page."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page).response
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}"
-            for v in results["violations"] if v["impact"] in REFUSED]
 
 
 def _play(base: str, heads: list[dict[str, str]], gid: int, moves: int | None, seed: int) -> None:
