@@ -85,6 +85,9 @@ def lexicon(lang: str, game: str | None = None) -> dict[str, str]:
 
     def note(one: str, other: str) -> None:
         one_words, other_words = one.lower().split(), other.lower().split()
+        if lang == "de" and one_words and one_words[0].endswith(("er", "el", "en")) and other_words[:1] == [
+                one_words[0] + "n"]:
+            return  # "ab 1 Spieler" / "ab 2 Spielern": a dative plural; "4 Spieler" is right too
         # "1 Münze wird" / "2 Münzen werden": the first word that differs is the noun's form
         for i, (a, b) in enumerate(zip(one_words, other_words, strict=False)):
             if a != b:
@@ -116,7 +119,8 @@ def wrong_counts(text: str, lang: str, game: str | None = None) -> list[str]:
             form = words.get(" ".join(after[:size]))
             if form is not None:
                 wanted = "one" if plural_category(n, lang) == "one" else "other"
-                if form != wanted:
+                modifier = lang == "en" and form == "one" and size < len(after) and after[size].endswith("s")
+                if form != wanted and not modifier:  # "2 fountain cards": the noun is the next word
                     found.append(f"{m.group(1)} {' '.join(m.group(2).split()[:size])}")
                 break
     return found

@@ -31,6 +31,8 @@ def t(key: str, lang: str, **params: Any) -> str:
     """
     if (count := _count_of(key, params)) is not None:
         return _plural(key, count, lang, {"n": count, **params})
+    if key in catalogs.plural_keys(FALLBACK_LANG):  # no number to go by ("60–90 minutes"): the "other" form
+        return _plural(key, 2, lang, params)
     text = catalogs.lookup(key, lang)
     if text is None:
         text = catalogs.lookup(key, FALLBACK_LANG) or key

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Every item a card, tile or district counts, with its forms for one and for more (see `count`).
 NOUNS: dict[str, Noun] = {
     "grapes": Noun(de=("Traube", "Trauben"), en=("grape", "grapes")),
-    "herbs": Noun(de=("Kraut", "Kräuter"), en=("herb", "herbs")),
+    "herbs": Noun(de=("Kräuter", "Kräuter"), en=("herb", "herbs")),  # the seed: "1 Kräuter", the ware's name
     "chicken": Noun(de=("Huhn", "Hühner"), en=("chicken", "chickens")),
     "fish": Noun(de=("Fisch", "Fische"), en=("fish", "fish")),
     "coins": Noun(de=("Münze", "Münzen"), en=("coin", "coins")),
