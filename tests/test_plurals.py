@@ -151,12 +151,20 @@ def test_a_plural_entry_reached_through_t_takes_its_count_from_the_parameters() 
     assert t("tc_bank", "de", start=1, add=1, most=14) == "Zeitkonto: 1 Tag, +1 pro Zug, höchstens 14"
 
 
-def test_textcheck_refuses_a_count_before_a_noun_outside_a_plural_entry() -> None:
+def test_textcheck_refuses_a_count_before_a_noun_outside_a_plural_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from babel.messages.catalog import Catalog
+
     from ludothek.devtools import textcheck
 
     assert textcheck.counts_outside_plurals("de") == set()
     assert textcheck.counts_outside_plurals("en") == set()
-    assert textcheck._COUNT_BEFORE_WORD.search("warte {seconds} Sekunden").group(2) == "Sekunden"
+    new = Catalog(locale="de")
+    new.add("wait_a_bit", "Warte {seconds} Sekunden.")  # a new text that puts a count before a noun
+    new.add("move_no", "Zug {n}")  # a number after its noun: no count, fine
+    new.add("clock", "{d} T. {h} Std.")  # unit abbreviations do not change
+    new.add(("wait_ok", "wait_ok"), ("Warte {n} Sekunde.", "Warte {n} Sekunden."))  # a plural entry: fine
+    monkeypatch.setattr(textcheck.catalogs, "read_catalog", lambda lang: new)
+    assert textcheck.counts_outside_plurals("de") == {"wait_a_bit: {seconds} Sekunden"}
 
 
 def test_a_count_given_as_text_or_fraction_picks_the_form() -> None:
