@@ -164,7 +164,7 @@ def test_textcheck_refuses_a_count_before_a_noun_outside_a_plural_entry(monkeypa
     new.add("clock", "{d} T. {h} Std.")  # unit abbreviations do not change
     new.add(("wait_ok", "wait_ok"), ("Warte {n} Sekunde.", "Warte {n} Sekunden."))  # a plural entry: fine
     monkeypatch.setattr(textcheck.catalogs, "read_catalog", lambda lang: new)
-    assert textcheck.counts_outside_plurals("de") == {"wait_a_bit: {seconds} Sekunden"}
+    assert textcheck.counts_outside_plurals("de") == {"wait_a_bit: {seconds} Sekunden."}
 
 
 def test_a_count_given_as_text_or_fraction_picks_the_form() -> None:
