@@ -138,3 +138,36 @@ def click_action(page: Any, action: str) -> None:
         # a picker's "all actions" fallback is collapsed: open it, as a person would
         page.eval_on_selector_all("#legal details.all-actions", "els => els.forEach(e => { e.open = true; })")
     click(page, on_board if page.locator(on_board).count() else f'#legal [data-action="{action}"]')
+
+
+#: Finds every line break inside a word: a break that follows neither a space, a hyphen (hard or soft),
+#: a dash nor a slash.  Returns "…before|after…" for each, read from the rendered line boxes.
+_MID_WORD_BREAKS = r"""(root) => {
+  const bad = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: n =>
+    n.parentElement && !n.parentElement.closest('svg, script, style, textarea') ? NodeFilter.FILTER_ACCEPT
+                                                                                 : NodeFilter.FILTER_REJECT});
+  const range = document.createRange();
+  let node;
+  while ((node = walker.nextNode())) {
+    const text = node.textContent;
+    let prevTop = null;
+    for (let i = 0; i < text.length; i++) {
+      if (/[\s\u00ad]/.test(text[i])) continue;
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rects = range.getClientRects();
+      if (!rects.length) continue;
+      const top = rects[rects.length - 1].top;  // a letter after a soft hyphen also reports the hyphen drawn on the line before
+      if (prevTop !== null && top > prevTop + 2 && !/[\s\u00ad\-\u2010\u2013\u2014\/]/.test(text[i - 1])) {
+        bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
+      }
+      prevTop = top;
+    }
+  }
+  return bad;
+}"""
+
+
+def mid_word_breaks(page: Any, selector: str = "main") -> list[str]:
+    """Where the rendered text under ``selector`` breaks a line inside a word ("Bronzezei|t")."""
+    return list(page.eval_on_selector(selector, _MID_WORD_BREAKS))

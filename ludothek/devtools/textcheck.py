@@ -13,9 +13,15 @@ collects every key that reaches a text function (`TEXT_FUNCTIONS`):
   name so that moving code around does not break the check; an undeclared prefix is an error;
 - keys kept in a constant and passed on in a variable (`KEY_CONSTANTS`, e.g. the replay speeds).
 
+It also reads the catalogues themselves: a count (a placeholder of `COUNT_PLACEHOLDERS`, such as
+``{n}`` or ``{seconds}``) followed by a word in a message without plural forms would read "1 seconds"
+or "1 Tage" for some count, so such a message must be a plural entry used through ``tn``/``trn``
+(`counts_outside_plurals`).  Words that never change after a number (`INVARIANT_AFTER_COUNT`: unit
+abbreviations, "bis", "or") are allowed.
+
 Exit status 1 when a key is missing from a language's catalogue (except in an optional family, whose
-missing keys fall back by design and are only listed), when a prefix is undeclared, or when a
-declared source is found nowhere.  ``--verbose`` also lists those refusals and the catalogue keys
+missing keys fall back by design and are only listed), when a prefix is undeclared, when a
+declared source is found nowhere, or when a count stands before a word in a non-plural message.  ``--verbose`` also lists those refusals and the catalogue keys
 nothing seems to use (information only: a key may be used in a way this check cannot see).
 """
 
@@ -65,6 +71,21 @@ FAMILIES: dict[str, Family] = {
 #: Constants whose key-shaped strings (not "0.5") reach a text function through a variable (``tr(key)``).
 KEY_CONSTANTS = ("SPEEDS",)
 
+#: Placeholders that carry a count; before a word they need a plural entry (see `counts_outside_plurals`).
+COUNT_PLACEHOLDERS = frozenset({
+    "n", "count", "minutes", "seconds", "days", "hours", "age", "entries", "undos", "limit", "max", "left",
+    "start", "length", "total", "most", "add", "games", "moves", "people",
+})
+#: Words a count may stand before in a non-plural message: unit abbreviations and words that do not
+#: change with the number ("{d} d {h} h", "{low} bis {high}", "{n} or more").
+INVARIANT_AFTER_COUNT = frozenset({
+    "d", "h", "min", "s", "T.", "Std.", "Min.", "bis", "to", "or", "oder", "and", "und", "of", "von",
+    "der", "die", "das", "the", "×", "are", "fit", "on", "per", "pro", "werden", "passen", "angehalten",
+})
+#: A count before a noun: German writes every noun with a capital, so the German catalogue shows them all.
+_COUNT_BEFORE_WORD = re.compile(r"\{(\w+)\}\s+([^\W\d_][\w.]*)")
+NOUN_LANG = "de"
+
 KEY = r"[A-Za-z][A-Za-z0-9_]*"
 KEY_SHAPE = re.compile(KEY)
 _CALL = rf"(?<![\w.])(?:{'|'.join(TEXT_FUNCTIONS)})\(\s*"
@@ -99,10 +120,11 @@ class Report:
     undeclared: dict[str, set[str]]  # prefix -> places
     unfound: list[str]  # declared sources found nowhere
     unused: set[str]  # catalogue keys nothing seems to use
+    counts: dict[str, set[str]] = field(default_factory=dict)  # lang -> "key: {n} word" outside plural entries
 
     @property
     def failed(self) -> bool:
-        return bool(any(self.missing.values()) or self.undeclared or self.unfound)
+        return bool(any(self.missing.values()) or self.undeclared or self.unfound or any(self.counts.values()))
 
 
 def strings_in(value: object) -> Iterator[str]:
@@ -214,6 +236,23 @@ def family_keys(prefix: str, family: Family, usage: Usage) -> tuple[set[str], li
     return {prefix + v for v in values}, unfound
 
 
+def counts_outside_plurals(lang: str) -> set[str]:
+    """``"key: {n} word"`` for each message of ``lang`` without plural forms whose count stands before a word.
+
+    "Warte {seconds} Sekunden" says "1 Sekunden" when the count is 1: the message must be a plural
+    entry (``msgid_plural``, one form per plural category) and be used through ``tn``/``trn``.
+    """
+    found = set()
+    for message in catalogs.read_catalog(lang):
+        if not message.id or not isinstance(message.id, str) or not isinstance(message.string, str):
+            continue
+        for m in _COUNT_BEFORE_WORD.finditer(message.string):
+            noun = m.group(2)[0].isupper() if lang == NOUN_LANG else True
+            if m.group(1) in COUNT_PLACEHOLDERS and noun and m.group(2) not in INVARIANT_AFTER_COUNT:
+                found.add(f"{message.id}: {m.group(0)}")
+    return found
+
+
 def check(root: Path = ROOT, langs: Sequence[str] = LANGS) -> Report:
     """Compare what the tree under ``root`` uses with the catalogues of ``langs``."""
     usage = scan(root)
@@ -243,7 +282,8 @@ def check(root: Path = ROOT, langs: Sequence[str] = LANGS) -> Report:
     seen = set(required) | optional
     unused = {k for k in set.union(set(), *present.values())
               if k not in seen and not any(k.startswith(p) for p in usage.prefixes)}
-    return Report(missing, optional_missing, undeclared, unfound, unused)
+    counts = {lang: counts_outside_plurals(lang) for lang in langs}
+    return Report(missing, optional_missing, undeclared, unfound, unused, counts)
 
 
 def _lines(title: str, items: Iterable[str]) -> list[str]:
@@ -267,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                   (f"{p}  <- {', '.join(sorted(places)[:3])}" for p, places in report.undeclared.items()))
     out += _lines("declared sources of key values found nowhere (textcheck.FAMILIES / KEY_CONSTANTS)",
                   report.unfound)
+    for lang, counts in report.counts.items():
+        out += _lines(f"counts before a word in {lang} messages without plural forms (make them plural entries, use tn)",
+                      counts)
     if args.verbose:
         for lang, keys in report.optional_missing.items():
             out += _lines(f"refusals without a {lang} text (they show the store's English message)", keys)

@@ -68,6 +68,12 @@ def lookup_plural(key: str, n: int, lang: str) -> str | None:
     return None if text == key else text
 
 
+@cache
+def plural_keys(lang: str) -> frozenset[str]:
+    """The keys of ``lang``'s catalogue that are plural entries (one form per plural category)."""
+    return frozenset(m.id[0] for m in read_catalog(lang) if m.id and not isinstance(m.id, str))
+
+
 def keys(lang: str) -> set[str]:
     """Every key the catalogue of ``lang`` holds, singular and plural alike."""
     return {m.id if isinstance(m.id, str) else m.id[0] for m in read_catalog(lang) if m.id}

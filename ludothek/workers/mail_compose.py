@@ -19,7 +19,7 @@ from ludothek import engine as eng
 from ludothek.services import Site
 from ludothek.services.outbox import QueuedMail
 from ludothek.storage import GameInfo, NotFound
-from ludothek.texts import pick, t
+from ludothek.texts import pick, t, tn
 
 from .mail_links import MailLinks
 
@@ -197,8 +197,8 @@ class Composer:
             items.append((f"{title} #{info.id} – {_players(info.seat_names(), lang)}", self.links.game_url(info.id)))
         if not items:
             return Skip("no game is waiting")
-        subject = t("mail_digest_subject_one", lang) if len(items) == 1 else t(
-            "mail_digest_subject_many", lang, n=len(items))
+        subject = t("mail_digest_subject_one", lang) if len(items) == 1 else tn(
+            "mail_digest_subject_many", len(items), lang)
         return Parts(subject, [t("mail_digest_body", lang)], items=items)
 
     def _invite(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ludothek.engine import seat_name
+from ludothek.engine.plural import Noun
 
 from .components import ScoringCard, Tile
 from .geometry import parse_cell
@@ -15,24 +16,52 @@ from .geometry import parse_cell
 if TYPE_CHECKING:
     from .rules import CarpeDiemState
 
-NAMES: dict[str, tuple[str, str]] = {  # item: (de, en)
-    "grapes": ("Trauben", "grapes"), "herbs": ("Kräuter", "herbs"), "chicken": ("Hühner", "chickens"),
-    "fish": ("Fische", "fish"), "coins": ("Münzen", "coins"), "bread": ("Brote", "bread"),
-    "vp": ("Siegpunkte", "points"), "steps": ("Banderolenschritte", "banner steps"),
-    "pond": ("Teich", "pond"), "vineyard": ("Weinberg", "vineyard"), "garden": ("Garten", "garden"),
-    "chicken_yard": ("Hühnerhof", "chicken yard"), "administrator": ("Verwalter-Unterkunft", "administrator dwelling"),
-    "merchant": ("Händler-Unterkunft", "merchant dwelling"), "baker": ("Bäcker-Unterkunft", "baker dwelling"),
-    "craftsman": ("Handwerker-Unterkunft", "craftsman dwelling"), "villa": ("Villa", "villa"),
-    "market": ("Markt", "market"), "bakery": ("Backstube", "bakery"), "fountain": ("Brunnen", "fountain"),
-    "landscapes": ("Landschaften", "landscapes"), "dwellings": ("Unterkünfte", "dwellings"),
-    "chimneys": ("Schornsteine", "chimneys"),
+#: Every item a card, tile or district counts, with its forms for one and for more (see `count`).
+NOUNS: dict[str, Noun] = {
+    "grapes": Noun(de=("Traube", "Trauben"), en=("grape", "grapes")),
+    "herbs": Noun(de=("Kräuter", "Kräuter"), en=("herb", "herbs")),  # the seed: "1 Kräuter", the ware's name
+    "chicken": Noun(de=("Huhn", "Hühner"), en=("chicken", "chickens")),
+    "fish": Noun(de=("Fisch", "Fische"), en=("fish", "fish")),
+    "coins": Noun(de=("Münze", "Münzen"), en=("coin", "coins")),
+    "bread": Noun(de=("Brot", "Brote"), en=("bread", "bread")),
+    "vp": Noun(de=("Siegpunkt", "Siegpunkte"), en=("point", "points")),
+    "steps": Noun(de=("Banderolenschritt", "Banderolenschritte"), en=("banner step", "banner steps")),
+    "pond": Noun(de=("Teich", "Teiche"), en=("pond", "ponds")),
+    "vineyard": Noun(de=("Weinberg", "Weinberge"), en=("vineyard", "vineyards")),
+    "garden": Noun(de=("Garten", "Gärten"), en=("garden", "gardens")),
+    "chicken_yard": Noun(de=("Hühnerhof", "Hühnerhöfe"), en=("chicken yard", "chicken yards")),
+    "administrator": Noun(de=("Verwalter-Unterkunft", "Verwalter-Unterkünfte"),
+                          en=("administrator dwelling", "administrator dwellings")),
+    "merchant": Noun(de=("Händler-Unterkunft", "Händler-Unterkünfte"), en=("merchant dwelling", "merchant dwellings")),
+    "baker": Noun(de=("Bäcker-Unterkunft", "Bäcker-Unterkünfte"), en=("baker dwelling", "baker dwellings")),
+    "craftsman": Noun(de=("Handwerker-Unterkunft", "Handwerker-Unterkünfte"),
+                      en=("craftsman dwelling", "craftsman dwellings")),
+    "villa": Noun(de=("Villa", "Villen"), en=("villa", "villas")),
+    "market": Noun(de=("Markt", "Märkte"), en=("market", "markets")),
+    "bakery": Noun(de=("Backstube", "Backstuben"), en=("bakery", "bakeries")),
+    "fountain": Noun(de=("Brunnen", "Brunnen"), en=("fountain", "fountains")),
+    "landscapes": Noun(de=("Landschaft", "Landschaften"), en=("landscape", "landscapes")),
+    "dwellings": Noun(de=("Unterkunft", "Unterkünfte"), en=("dwelling", "dwellings")),
+    "chimneys": Noun(de=("Schornstein", "Schornsteine"), en=("chimney", "chimneys")),
 }
+#: Items whose name alone (a heading, a fountain card, a finished feature) is the plural: the wares and groups.
+PLURAL_NAMES = frozenset({"grapes", "herbs", "chicken", "fish", "coins", "bread", "vp", "steps", "landscapes",
+                          "dwellings", "chimneys"})
 SIDE_NAMES = {"de": ("oben", "rechts", "unten", "links"), "en": ("top", "right", "bottom", "left")}
 
 
 def name(item: str, lang: str) -> str:
-    de, en = NAMES.get(item, (item, item))
-    return de if lang == "de" else en
+    """The item's name on its own: wares in the plural ("Trauben"), a building in the singular ("Villa")."""
+    noun = NOUNS.get(item)
+    if noun is None:
+        return item
+    return noun.label(lang) if item in PLURAL_NAMES else noun.word(1, lang)
+
+
+def count(n: int, item: str, lang: str) -> str:
+    """``n`` of ``item`` in the right form: "1 Münze", "2 Villen", "1 banner step"."""
+    noun = NOUNS.get(item)
+    return noun.count(n, lang) if noun is not None else f"{n} {item}"
 
 
 def player(seat: int, lang: str) -> str:
@@ -41,8 +70,8 @@ def player(seat: int, lang: str) -> str:
 
 
 def card_text(card: ScoringCard, lang: str) -> str:
-    need = " + ".join(f"{n} {name(k, lang)}" for k, n in card.need)
-    reward = " + ".join(f"{n} {name(k, lang)}" for k, n in card.reward)
+    need = " + ".join(count(n, k, lang) for k, n in card.need)
+    reward = " + ".join(count(n, k, lang) for k, n in card.reward)
     if card.colour == "red":
         return f"gib {need} ab → {reward}" if lang == "de" else f"pay {need} → {reward}"
     return f"besitze {need} → {reward}" if lang == "de" else f"own {need} → {reward}"
@@ -53,7 +82,7 @@ def tile_text(tile: Tile, lang: str) -> str:
     for part in tile.parts:
         text = name(part.kind, lang)
         if part.chimneys:
-            text += f" ({part.chimneys} {name('chimneys', lang)})"
+            text += f" ({count(part.chimneys, 'chimneys', lang)})"
         parts.append(text)
     return f"{tile.id} ({' + '.join(parts)})"
 
@@ -148,17 +177,17 @@ def _describe_card(state: CarpeDiemState, arg: str, lang: str) -> str:
     slot = int(slot_text)
     card = state.card(slot)
     p = state.players[state.actor]
-    mode, _, count = mode.partition(":")
+    mode, _, times_text = mode.partition(":")
     if mode == "fail":
         pen = state.comp.rules.penalty
-        return (f"{who} erfüllt Karte {slot} nicht und verliert {pen} Siegpunkte." if de
-                else f"{who} cannot fulfil card {slot} and loses {pen} points.")
+        return (f"{who} erfüllt Karte {slot} nicht und verliert {count(pen, 'vp', lang)}." if de
+                else f"{who} cannot fulfil card {slot} and loses {count(pen, 'vp', lang)}.")
     times = 0
     if mode in ("fulfil", "both"):
-        times = int(count) if count else scoring.card_times(card, p.district, p.wares, p.coins)
+        times = int(times_text) if times_text else scoring.card_times(card, p.district, p.wares, p.coins)
     if mode in ("bread", "both"):
         times += 1
-    reward = " + ".join(f"{n * times} {name(k, lang)}" for k, n in card.reward)
+    reward = " + ".join(count(n * times, k, lang) for k, n in card.reward)
     bread = (" (mit 3 Broten)" if de else " (with 3 bread)") if mode in ("bread", "both") else ""
     return (f"{who} erfüllt Karte {slot} {times}×{bread}: {reward}." if de
             else f"{who} fulfils card {slot} {times}×{bread}: {reward}.")

@@ -7,7 +7,7 @@ from typing import Any
 from ludothek.engine import State, seat_name
 
 from .geometry import COLUMNS, SIZE
-from .notation import name
+from .notation import count, name
 
 SHORT = {"pond": "P", "vineyard": "V", "garden": "G", "chicken_yard": "H", "administrator": "a",
          "merchant": "m", "baker": "b", "craftsman": "c", "villa": "#", "market": "$", "bakery": "B",
@@ -58,11 +58,11 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
         out.append(("Scheiben: " if de else "Discs: ") + " ".join(discs))
     for p in view["players"]:
         me = " *" if p["seat"] == seat else ""
-        wares = ", ".join(f"{n} {name(w, lang)}" for w, n in p["wares"].items() if n)
+        wares = ", ".join(count(n, w, lang) for w, n in p["wares"].items() if n)
         out.append(f"{seat_name(p['seat'], lang)}{me}: {p['total']} "
                    f"({p['vp']} + {'Banderole' if de else 'banner'} {p['banner_vp']} + "
                    f"{'Rahmen' if de else 'frame'} {p['frame_vp']} + {'Villen' if de else 'villas'} {p['villa_vp']}); "
-                   f"{wares or '-'}; {p['coins']} {name('coins', lang)}, {p['bread']} {name('bread', lang)}; "
+                   f"{wares or '-'}; {count(p['coins'], 'coins', lang)}, {count(p['bread'], 'bread', lang)}; "
                    f"{'gelagert' if de else 'stored'} {p['stored_count']}")
         if "fountains" in p:
             out.append("  " + ("Brunnenkarten: " if de else "Fountain cards: ")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ludothek.engine import CHANCE, TERMINAL, IllegalAction
 from ludothek.engine.core import check_lang, seat_name
+from ludothek.engine.plural import Noun
 
 from .cards import ESTABLISHMENTS, IS_PURPLE, KIND_INDEX, LANDMARK_INDEX, LANDMARKS
 
@@ -127,10 +128,12 @@ def player_name(seat: int, lang: str) -> str:
     return seat_name(seat, lang)
 
 
+COIN = Noun(de=("Münze", "Münzen"), en=("coin", "coins"))
+TURN = Noun(de=("Zug", "Züge"), en=("turn", "turns"))
+
+
 def _coins(n: int, lang: str) -> str:
-    if lang == "de":
-        return f"{n} Münze" if n == 1 else f"{n} Münzen"
-    return f"{n} coin" if n == 1 else f"{n} coins"
+    return COIN.count(n, lang)
 
 
 def _roll_effect(state: MachiKoroState, action: str, lang: str) -> str:
@@ -270,7 +273,7 @@ def explain_illegal(state: MachiKoroState, action: str) -> str:
             m = LANDMARKS[index]
             if state.has_built(me, m.id):
                 return f"you have already built the {m.en}"
-            return f"the {m.en} costs {m.cost} coins and you have {state.coins(me)}"
+            return f"the {m.en} costs {_coins(m.cost, 'en')} and you have {state.coins(me)}"
         e = ESTABLISHMENTS[index]
         if not state.pile(e.id):
             return f"there is no {e.en} left on display"

@@ -8,6 +8,7 @@ from ludothek.engine import State, seat_name
 from ludothek.engine.core import check_lang
 
 from .cards import COLOURS, ESTABLISHMENTS, LANDMARKS
+from .notation import COIN
 
 _KINDS = {e.id: e for e in ESTABLISHMENTS}
 _MARKS = {"active": "[x]", "built": "[+]", "unbuilt": "[ ]"}
@@ -16,8 +17,6 @@ _WORDS = {
     "de": {
         "player": "Spieler",
         "you": "du",
-        "coins": "Münzen",
-        "coin": "Münze",
         "city": "Stadt",
         "landmarks": "Großprojekte",
         "market": "Auslage",
@@ -37,8 +36,6 @@ _WORDS = {
     "en": {
         "player": "Player",
         "you": "you",
-        "coins": "coins",
-        "coin": "coin",
         "city": "City",
         "landmarks": "Landmarks",
         "market": "Market",
@@ -83,8 +80,7 @@ def _city_lines(city: dict[str, Any], view: dict[str, Any], lang: str) -> list[s
     if city["place"] is not None:
         title += f" - {w['finished'] if city['finished'] else w['rank']} {city['place']}"
     coins = city["coins"]
-    unit = w["coin"] if coins == 1 else w["coins"]
-    lines = [f"{title}: {coins} {unit}"]
+    lines = [f"{title}: {COIN.count(coins, lang)}"]
     marks = "  ".join(f"{_MARKS[state]} {_name(lm, lang)}" for lm, state in city["landmarks"].items())
     lines.append(f"  {w['landmarks']}: {marks}")
     owned = ", ".join(f"{n}x {_card_label(card, lang)}" for card, n in city["establishments"].items())

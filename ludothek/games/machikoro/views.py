@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ludothek.engine import score_part
 
 from .cards import ESTABLISHMENTS, LANDMARKS
+from .notation import TURN
 
 if TYPE_CHECKING:
     from .rules import MachiKoroState
@@ -78,8 +79,7 @@ def breakdown(state: MachiKoroState) -> list[dict[str, Any]]:
             }
         else:
             played = state.turns_of(seat)
-            turns = {"de": f"{played} {'Zug' if played == 1 else 'Züge'}",
-                     "en": f"{played} {'turn' if played == 1 else 'turns'}"}
+            turns = {"de": TURN.count(played, "de"), "en": TURN.count(played, "en")}
             if seat in placing:
                 place = placing.index(seat) + 1
                 detail = {"de": f"{_ordinal(place, 'de')} Platz, nicht fertig ({turns['de']})",

@@ -25,7 +25,7 @@ from math import factorial, prod
 from typing import TYPE_CHECKING, Any
 
 from ludothek.engine import pick, seat_name
-from ludothek.engine.plural import plural
+from ludothek.engine.plural import Noun, plural
 
 from .components import (
     DEVELOPMENT_BY_ID,
@@ -133,9 +133,30 @@ def _t(lang: str, de: str, en: str) -> str:
     return de if lang == "de" else en
 
 
-def _n(count: int, noun: str) -> str:
-    """``1 worker`` / ``3 workers`` (English plural)."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+#: The things a log sentence counts, in both languages' forms for one and for more (see `count`).
+#: Goods and food stay in the singular after a number, as in the German seed ("3 Stein", "2 Töpferware").
+NOUNS: dict[str, Noun] = {
+    "worker": Noun(de=("Arbeiter", "Arbeiter"), en=("worker", "workers")),
+    "die": Noun(de=("Würfel", "Würfel"), en=("die", "dice")),
+    "stone": Noun(de=("Stein", "Stein"), en=("stone", "stone")),
+    "coin": Noun(de=("Münze", "Münzen"), en=("coin", "coins")),
+    "point": Noun(de=("Punkt", "Punkte"), en=("point", "points")),
+    "disaster_point": Noun(de=("Minuspunkt", "Minuspunkte"), en=("disaster point", "disaster points")),
+    "city": Noun(de=("Stadt", "Städte"), en=("city", "cities")),
+    "skull": Noun(de=("Schädel", "Schädel"), en=("skull", "skulls")),
+    "good": Noun(de=("Ware", "Waren"), en=("good", "goods")),
+    "roll": Noun(de=("Wurf", "Würfe"), en=("roll", "rolls")),
+}
+
+
+def count(n: int, thing: str, lang: str) -> str:
+    """``n`` of ``thing`` in the right form: "1 worker", "3 workers", "1 Münze", "2 Münzen"."""
+    return NOUNS[thing].count(n, lang)
+
+
+def _n(n: int, thing: str) -> str:
+    """The English count of ``thing`` (refusals are English, like the engine's messages)."""
+    return count(n, thing, "en")
 
 
 def player(seat: int, lang: str) -> str:
@@ -217,8 +238,8 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
         faces = tuple(rest.split("+"))
         return _t(
             lang,
-            f"{who} würfelt {len(faces)} Würfel neu ({faces_list(faces, lang)}).",
-            f"{who} re-rolls {len(faces)} {'die' if len(faces) == 1 else 'dice'} ({faces_list(faces, lang)}).",
+            f"{who} würfelt {count(len(faces), 'die', lang)} neu ({faces_list(faces, lang)}).",
+            f"{who} re-rolls {count(len(faces), 'die', lang)} ({faces_list(faces, lang)}).",
         )
     if head == "lead":
         return _t(
@@ -263,23 +284,24 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
             return _t(lang, f"{who} nimmt an: {giver} gibt {text}.", f"{who} accepts: {giver} gives {text}.")
         return _t(lang, f"{who} lehnt ab ({giver}: {text}).", f"{who} declines ({giver}: {text}).")
     if head == "work":
-        target, _, count = rest.partition(":")
+        target, _, number = rest.partition(":")
         name = target_name(target, board.cities + 1, lang)
         return _t(
-            lang, f"{who} setzt {count} Arbeiter auf {name}.", f"{who} places {_n(int(count), 'worker')} on {name}."
+            lang, f"{who} setzt {count(int(number), 'worker', lang)} auf {name}.",
+            f"{who} places {count(int(number), 'worker', lang)} on {name}."
         )
     if head == "engineer":
         n = int(rest)
         workers = n * board.param("engineering", "workers_per_stone", 3)
         return _t(
             lang,
-            f"{who} wandelt mit Technik {n} Stein in {workers} Arbeiter um.",
-            f"{who} turns {n} stone into {workers} workers (Engineering).",
+            f"{who} wandelt mit Technik {count(n, 'stone', lang)} in {count(workers, 'worker', lang)} um.",
+            f"{who} turns {count(n, 'stone', lang)} into {count(workers, 'worker', lang)} (Engineering).",
         )
     if head == "buy":
         dev_id, _, pay = rest.partition(":")
         dev = DEVELOPMENT_BY_ID[dev_id]
-        paid = [_t(lang, f"{state.coins} Münzen", f"{state.coins} coins")] if state.coins else []
+        paid = [count(state.coins, "coin", lang)] if state.coins else []
         for item in pay.split("+") if pay else []:
             if item.endswith(FOOD):
                 paid.append(f"{item[: -len(FOOD)]} {item_name(FOOD, lang)}")
@@ -287,8 +309,10 @@ def _action_text(state: RollState, action: str, lang: str) -> str:
                 paid.append(_t(lang, "alles ", "all ") + item_name(item, lang))
         return _t(
             lang,
-            f"{who} kauft {pick(dev.name, 'de')} ({dev.cost} Münzen, {dev.points} Punkte) mit {', '.join(paid)}.",
-            f"{who} buys {pick(dev.name, 'en')} (cost {dev.cost}, {dev.points} points) with {', '.join(paid)}.",
+            f"{who} kauft {pick(dev.name, 'de')} ({count(dev.cost, 'coin', 'de')}, {count(dev.points, 'point', 'de')})"
+            f" mit {', '.join(paid)}.",
+            f"{who} buys {pick(dev.name, 'en')} (cost {dev.cost}, {count(dev.points, 'point', 'en')})"
+            f" with {', '.join(paid)}.",
         )
     if head == "discard":
         return _t(lang, f"{who} gibt 1 {item_name(rest, lang)} ab.", f"{who} discards 1 {item_name(rest, lang)}.")
@@ -335,8 +359,8 @@ def event_text(event: dict[str, Any], lang: str) -> str:
         extra = f" ({'; '.join(notes)})" if notes else ""
         return _t(
             lang,
-            f"{who} erhält {plural(event['count'], 'de', '{n} Ware', '{n} Waren')}: {got}{extra}.",
-            f"{who} collects {plural(event['count'], 'en', '{n} good', '{n} goods')}: {got}{extra}.",
+            f"{who} erhält {count(event['count'], 'good', lang)}: {got}{extra}.",
+            f"{who} collects {count(event['count'], 'good', lang)}: {got}{extra}.",
         )
     if kind == "food":
         lost = event["count"] - event["gained"]
@@ -346,25 +370,28 @@ def event_text(event: dict[str, Any], lang: str) -> str:
         if event["famine"]:
             return _t(
                 lang,
-                f"{who} versorgt {event['fed']} von {event['cities']} Städten: Hungersnot, {event['famine']} Minuspunkte.",
-                f"{who} feeds {event['fed']} of {event['cities']} cities: famine, {_n(event['famine'], 'disaster point')}.",
+                f"{who} versorgt {event['fed']} von {event['cities']} Städten: Hungersnot,"
+                f" {count(event['famine'], 'disaster_point', lang)}.",
+                f"{who} feeds {event['fed']} of {event['cities']} cities: famine,"
+                f" {count(event['famine'], 'disaster_point', lang)}.",
             )
-        return _t(lang, f"{who} versorgt {event['cities']} Städte.", f"{who} feeds {event['cities']} cities.")
+        return _t(lang, f"{who} versorgt {count(event['cities'], 'city', lang)}.",
+                  f"{who} feeds {count(event['cities'], 'city', lang)}.")
     if kind == "disaster":
         return _disaster_text(event, lang)
     if kind == "city":
         return _t(
             lang,
-            f"{who} vollendet die {event['cities']}. Stadt (ab dem nächsten Zug {event['cities']} Würfel).",
-            f"{who} completes city {event['cities']} ({event['cities']} dice from the next turn).",
+            f"{who} vollendet die {event['cities']}. Stadt (ab dem nächsten Zug {count(event['cities'], 'die', lang)}).",
+            f"{who} completes city {event['cities']} ({count(event['cities'], 'die', lang)} from the next turn).",
         )
     if kind == "monument":
         name = monument_name(event["monument"], lang)
         order = _t(lang, "als Erster", "first") if event["first"] else _t(lang, "später", "later")
         return _t(
             lang,
-            f"{who} vollendet {name} {order}: {plural(event['points'], 'de', '{n} Punkt', '{n} Punkte')}.",
-            f"{who} completes the {name} {order}: {plural(event['points'], 'en', '{n} point', '{n} points')}.",
+            f"{who} vollendet {name} {order}: {count(event['points'], 'point', lang)}.",
+            f"{who} completes the {name} {order}: {count(event['points'], 'point', lang)}.",
         )
     if kind == "end":
         return _t(lang, "Das Spiel ist zu Ende.", "The game is over.")
@@ -379,10 +406,11 @@ def _disaster_text(event: dict[str, Any], lang: str) -> str:
     if disaster.id == "revolt":
         effect = _t(lang, f"{hit} verliert alle Waren", f"{hit} loses all goods") if hit else ""
     elif len(event["hit"]) == 1:
-        effect = _t(lang, f"{hit}: {disaster.points} Minuspunkte", f"{hit}: {disaster.points} disaster points")
+        effect = f"{hit}: {count(disaster.points, 'disaster_point', lang)}"
     else:
         effect = (
-            _t(lang, f"{hit}: je {disaster.points} Minuspunkte", f"{hit}: {disaster.points} disaster points each")
+            _t(lang, f"{hit}: je {count(disaster.points, 'disaster_point', 'de')}",
+               f"{hit}: {count(disaster.points, 'disaster_point', 'en')} each")
             if hit
             else ""
         )
@@ -390,8 +418,8 @@ def _disaster_text(event: dict[str, Any], lang: str) -> str:
     detail = "; ".join(p for p in (effect, protected) if p) or _t(lang, "keine Wirkung", "no effect")
     return _t(
         lang,
-        f"{event['skulls']} Schädel – {name.capitalize()}: {detail}.",
-        f"{event['skulls']} skulls – {name}: {detail}.",
+        f"{count(event['skulls'], 'skull', 'de')} – {name.capitalize()}: {detail}.",
+        f"{count(event['skulls'], 'skull', 'en')} – {name}: {detail}.",
     )
 
 

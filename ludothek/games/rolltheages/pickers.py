@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .rules import RollState
 
 TITLES = {
-    "buy": {"de": "Entwicklung wählen, dann womit du bezahlst", "en": "Pick a development, then how to pay"},
+    "buy": {"de": "Errungenschaft wählen, dann womit du bezahlst", "en": "Pick a development, then how to pay"},
     "work": {"de": "Ziel wählen, dann wie viele Arbeiter", "en": "Pick a target, then how many workers"},
 }
 WORKERS = {"de": "Arbeiter", "en": "workers"}

@@ -7,7 +7,7 @@ from typing import Any
 from ludothek.engine import State, pick
 
 from .components import DEVELOPMENT_BY_ID, FACE_BY_ID, MONUMENT_BY_ID
-from .notation import TRADE_ITEMS, amounts, event_text, player
+from .notation import TRADE_ITEMS, amounts, count, event_text, player
 
 _PHASES = {
     "start": ("Startspieler wird ausgelost", "drawing the start player"),
@@ -52,10 +52,8 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
         first = m["first_completer"]
         owner = (_t(lang, "zuerst: ", "first: ") + player(first, lang)) if first is not None else _t(lang, "offen", "open")
         lines.append(
-            f"  {pick(m['name'], lang):<16} {m['workers']:>2} "
-            + _t(lang, "Arbeiter", "workers")
-            + f"  {m['first_points']}/{m['later_points']} "
-            + _t(lang, "Punkte", "points")
+            f"  {pick(m['name'], lang):<16} {count(m['workers'], 'worker', lang):>10}"
+            + f"  {m['first_points']}/{count(m['later_points'], 'point', lang)}"
             + f"  ({owner})"
         )
     lines.extend(_trade_lines(view, lang))
@@ -83,9 +81,11 @@ def _dice_lines(view: dict[str, Any], lang: str) -> list[str]:
     dice = " ".join(f"[{d['face']}{'*' if d['locked'] else ''}]" for d in turn["dice"])
     text = _t(lang, "Würfel: ", "Dice: ") + (dice or "-")
     if turn["rolling"]:
-        text += _t(lang, f" (es werden {turn['rolling']} geworfen)", f" ({turn['rolling']} being rolled)")
+        rolling = count(turn["rolling"], "die", lang)
+        text += _t(lang, f" (es werden {rolling} geworfen)", f" ({rolling} being rolled)")
     elif view["phase"] in ("reroll",):
-        text += _t(lang, f" · noch {turn['rolls_left']} Würfe", f" · {turn['rolls_left']} rolls left")
+        text += _t(lang, f" · noch {count(turn['rolls_left'], 'roll', lang)}",
+                       f" · {count(turn['rolls_left'], 'roll', lang)} left")
     legend = ", ".join(
         f"{f}={pick(FACE_BY_ID[f].name, lang)}" for f in sorted({d["face"] for d in turn["dice"]})
     )
@@ -107,7 +107,7 @@ def _board_lines(view: dict[str, Any], board: dict[str, Any], seat: int | None, 
     if s == seat:
         marks.append(_t(lang, "du", "you"))
     name = player(s, lang) + (f" ({', '.join(marks)})" if marks else "")
-    lines = [f"{name}: {board['score']} " + _t(lang, "Punkte", "points") + f", {board['disasters']} " + _t(lang, "Katastrophenpunkte", "disaster points")]
+    lines = [f"{name}: {count(board['score'], 'point', lang)}, {count(board['disasters'], 'disaster_point', lang)}"]
     cities = "■" * board["cities_fed"] + "□" * board["cities_unfed"]
     nxt = board["next_city"]
     build = f" · {nxt['number']}. " + _t(lang, "Stadt", "city") + f" {nxt['marked']}/{nxt['workers']}" if nxt else ""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ludothek.engine.core import check_lang, seat_name
-from ludothek.engine.plural import plural
+from ludothek.engine.plural import Noun
 
 if TYPE_CHECKING:
     from .rules import SnowdoniaState
@@ -28,12 +28,13 @@ CUBE_WORDS = {
     "de": {"iron": "Eisen", "stone": "Stein", "coal": "Kohle", "event": "Ereignis", "steel": "Stahl", "rubble": "Geröll"},
     "en": {"iron": "iron", "stone": "stone", "coal": "coal", "event": "event", "steel": "steel", "rubble": "rubble"},
 }
-DAFFODIL_WORDS = {"de": ("Narzisse", "Narzissen"), "en": ("daffodil", "daffodils")}
+DAFFODIL = Noun(de=("Narzisse", "Narzissen"), en=("daffodil", "daffodils"))
+TRACK = Noun(de=("Gleis", "Gleise"), en=("track", "track"))
 
 
 def daffodils_text(n: int, lang: str) -> str:
-    one, many = DAFFODIL_WORDS[lang]
-    return f"{n} {one if n == 1 else many}"
+    """"1 Narzisse", "2 Narzissen", "1 daffodil", "2 daffodils"."""
+    return DAFFODIL.count(n, lang)
 
 WEATHER_WORDS = {"de": {"sun": "Sonne", "rain": "Regen", "fog": "Nebel"}, "en": {"sun": "sun", "rain": "rain", "fog": "fog"}}
 DECISIONS = {
@@ -122,7 +123,8 @@ def consequences(before: SnowdoniaState, after: SnowdoniaState, lang: str, actio
                        else f"{seat_name(seat, lang)} gets {daffodils_text(flowers, lang)}.")
         laid = sum(1 for t0, t1 in zip(before.tracks, after.tracks, strict=True) if t1["owner"] == seat and t0["owner"] != seat)
         if laid:
-            out.append(f"{seat_name(seat, lang)} legt {plural(laid, 'de', '{n} Gleis', '{n} Gleise')}." if de else f"{seat_name(seat, lang)} lays {laid} track.")
+            out.append(f"{seat_name(seat, lang)} legt {TRACK.count(laid, lang)}." if de
+                       else f"{seat_name(seat, lang)} lays {TRACK.count(laid, lang)}.")
         if b["train"] is not None and a["train"] is None and action != "maint:lose":
             n = b["train"]
             out.append(f"{seat_name(seat, lang)} verliert Lok {n}." if de else f"{seat_name(seat, lang)} loses train {n}.")

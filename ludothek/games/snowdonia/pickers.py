@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .notation import CUBE_WORDS, WEATHER_WORDS
+from .notation import CUBE_WORDS, WEATHER_WORDS, daffodils_text
 
 if TYPE_CHECKING:
     from .rules import SnowdoniaState
@@ -94,7 +94,7 @@ def _base_label(state: SnowdoniaState, head: str, lang: str) -> str:
     station = next(s for s in state.lay.stations if s.key == key)
     site = station.build_sites[int(idx) - 1]
     if site.daffodils:
-        cost = f"{site.daffodils} {'Narzissen' if lang == 'de' else 'daffodils'}"
+        cost = daffodils_text(site.daffodils, lang)
     elif site.stone:
         cost = f"{site.stone} {CUBE_WORDS[lang]['stone']}"
     else:

@@ -88,13 +88,13 @@ def render(state: State, seat: int | None, lang: str = "en") -> str:
     lines.append(f"{w['row']}: {row}   {w['draw']}: {v['draw_pile']['count']}   {w['discard']}: {v['discard_pile']['count']}")
     for p in (v["panels"][s] for s in v["panel_order"]):
         star = f" ({w['start']})" if p["start_player"] else ""
-        train = f" {w['train']} {p['train']['number']}" if p["train"] else ""
-        cubes = " ".join(f"{CUBE_WORDS[lang][k]} {p[k]}" for k in ("iron", "stone", "coal", "rubble", "steel"))
-        lines.append(
+        train = f", {w['train']} {p['train']['number']}" if p["train"] else ""
+        cubes = ", ".join(f"{CUBE_WORDS[lang][k]} {p[k]}" for k in ("iron", "stone", "coal", "rubble", "steel"))
+        lines.append(  # "label value" pairs, one comma between pairs so no number seems to count the next label
             f"{seat_name(p['seat'], lang)}{star}: {p['points_now']} ({p['points_final']})  "
-            f"{w['workers']} {p['workers']} {w['markers']} {p['markers']} {cubes}{train} "
+            f"{w['workers']} {p['workers']}, {w['markers']} {p['markers']}, {cubes}{train}, "
             f"{w['contracts']} {p['contract_count']}"
-            + (f" {w['daffodils']} {p['daffodils']}" if p.get("daffodils") is not None else "")
+            + (f", {w['daffodils']} {p['daffodils']}" if p.get("daffodils") is not None else "")
         )
     if v["over"]:
         lines.append(w["over"])
