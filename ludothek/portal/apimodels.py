@@ -94,6 +94,8 @@ class GameOut(BaseModel):
     result: list[SeatResultOut] | None
     created_at: datetime
     turn_since: datetime | None
+    thinking: int | None = Field(None, description="the bot seat whose bot is thinking about its move right "
+                                 "now (a bot worker holds its turn); null otherwise")
 
 
 class ClockSeatOut(BaseModel):

@@ -13,6 +13,7 @@ from typing import Any
 from ludothek import engine as eng
 from ludothek.services.tracked import Tracked
 from ludothek.storage import GameInfo, UserInfo
+from ludothek.storage.models import utcnow
 from ludothek.texts import pick, t
 
 
@@ -38,6 +39,8 @@ def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, 
         "result": info.result,
         "created_at": info.created_at.isoformat(),
         "turn_since": info.turn_since.isoformat() if info.turn_since else None,
+        # A bot worker holds this bot seat's turn and is thinking (its panel says so).
+        "thinking": info.thinking_seat(utcnow()),
     }
 
 

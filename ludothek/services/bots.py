@@ -21,6 +21,11 @@ from .play import Play
 #: Chooses a bot's action: ``choose(bot name, a copy of the state)``.
 Choose = Callable[[str, State], str]
 
+#: Told when a bot starts thinking (a claim, ``turn.until`` set) and when it gives a turn back unplayed
+#: (``turn.until`` is ``None``): the live updates show it on the bot's panel.  The move that ends the
+#: thinking is announced as every move is (`ludothek.services.runtime.Listeners`).
+ThinkingListener = Callable[[BotTurn], None]
+
 
 class BotTurns:
     """Finding, claiming and playing bot turns (the bot workers' side, `ludothek.workers.bots`)."""
@@ -29,6 +34,12 @@ class BotTurns:
         self.queue = queue
         self.games = games
         self.play = play
+        #: Told of every claim and every claim given back in this process (`ThinkingListener`).
+        self.thinking_listeners: list[ThinkingListener] = []
+
+    def _thinking(self, turn: BotTurn) -> None:
+        for listener in list(self.thinking_listeners):
+            listener(turn)
 
     def count_pending_bot_turns(self, now: datetime | None = None) -> int:
         """How many bot turns wait for a worker (the ``ludothek_bot_queue`` gauge)."""
@@ -40,12 +51,17 @@ class BotTurns:
 
     def claim_bot_turn(self, owner: str, now: datetime, delay: float = 0.0,
                        lease: timedelta = LEASE) -> BotTurn | None:
-        """Claim the pending bot turn that has waited longest (`BotTurnQueue.claim_bot_turn`)."""
-        return self.queue.claim_bot_turn(owner, now, delay, lease)
+        """Claim the pending bot turn that has waited longest (`BotTurnQueue.claim_bot_turn`) and say
+        that its bot is thinking."""
+        turn = self.queue.claim_bot_turn(owner, now, delay, lease)
+        if turn is not None:
+            self._thinking(turn)
+        return turn
 
     def release_bot_turn(self, owner: str, turn: BotTurn) -> None:
         """Give a claim back unplayed (a worker stopping): another worker may take the turn at once."""
         self.queue.release_bot_turn(owner, turn)
+        self._thinking(BotTurn(turn.game_id, turn.seq, turn.seat, None))
 
     def play_turn(self, turn: BotTurn, choose: Choose) -> bool:
         """Let ``choose`` pick the claimed turn's action and store it with `Play.submit`; ``False`` if the
@@ -79,7 +95,10 @@ class BotTurns:
         info = self.games.game(game_id)
         if info.status != "running" or not info.is_bot_seat(info.to_move):
             return False
-        if not self.queue.claim_game("bot_step", game_id, info.seq, utcnow()):
+        now = utcnow()
+        if not self.queue.claim_game("bot_step", game_id, info.seq, now):
             return False
-        self.play_turn(BotTurn(game_id, info.seq), choose)
+        turn = BotTurn(game_id, info.seq, info.to_move, now + LEASE)
+        self._thinking(turn)
+        self.play_turn(turn, choose)
         return True

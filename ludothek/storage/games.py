@@ -22,7 +22,8 @@ class Games:
         self.db = db
         #: Running games' summaries by id: their seats no longer change (unless ``seats_rev`` does).
         self.info_cache: dict[int, GameInfo] = {}
-        self.live_sql = (f"SELECT seq, status, to_move, turn_since, deadline, seats_rev FROM games "
+        self.live_sql = (f"SELECT seq, status, to_move, turn_since, deadline, seats_rev, bot_claim_seq, bot_lease_until "
+                         f"FROM games "
                          f"WHERE id = {db.mark}")
 
     def game(self, game_id: int) -> GameInfo:
@@ -38,7 +39,7 @@ class Games:
             row = self.db.read_one(self.live_sql, (game_id,))  # plain DB-API: no statement or result objects
             if row is not None and row[1] == "running" and row[5] == cached.seats_rev:
                 return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=when(row[3]),
-                                           deadline=when(row[4]))
+                                           deadline=when(row[4]), bot_claim_seq=row[6], bot_lease_until=when(row[7]))
             # A seat changed hands (another server's timeout or resignation): read the seats again.
             self.info_cache.pop(game_id, None)
         return self.full(game_id)
@@ -79,7 +80,7 @@ class Games:
             created_at=aware(row.created_at) or utcnow(), turn_since=aware(row.turn_since),
             result=json.loads(row.result_json) if row.result_json else None, seats=seats,
             clock=json.loads(row.clock_json) if row.clock_json else None, deadline=aware(row.deadline),
-            seats_rev=row.seats_rev or 0,
+            seats_rev=row.seats_rev or 0, bot_claim_seq=row.bot_claim_seq, bot_lease_until=aware(row.bot_lease_until),
         )
 
     def infos(self, ids: Sequence[int]) -> list[GameInfo]:

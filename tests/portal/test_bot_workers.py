@@ -488,6 +488,9 @@ def test_a_bot_workers_move_reaches_the_live_socket_without_redis(tmp_path: Path
                 seen = max(hello["seq"], g["seq"])
                 while True:  # the bot's moves (and its chance), until it is my turn or over
                     update = ws.receive_json()
+                    if update["type"] == "thinking":  # the bot's claim, when the watch looked meanwhile
+                        assert update["seq"] == seen and update["seat"] == 1
+                        continue
                     assert update["type"] == "update" and update["seq"] > seen
                     seen = update["seq"]
                     if update["status"] != "running" or (update["to_move"] is not None and \
