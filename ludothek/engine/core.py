@@ -95,7 +95,17 @@ class IllegalAction(ValueError):
 
 
 class InvalidOptions(ValueError):
-    """Options or a player count that the game does not accept."""
+    """Options or a player count that the game does not accept.
+
+    The message is for programs (the API, the command line) and may name options as they are written
+    (``mode=solo``).  ``reason`` is a stable word for what is wrong and ``params`` the numbers it names:
+    the portal words it for people in their language (``err_options_<reason>``), without option syntax.
+    """
+
+    def __init__(self, message: str, reason: str = "invalid", **params: object) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = params
 
 
 class ReplayError(ValueError):
@@ -200,30 +210,37 @@ class Game(ABC):
                 return opt
         raise KeyError(name)
 
+    def usual_players(self) -> int:
+        """The player count a new game starts with in the form: the game for several people (at least 2,
+        as the box is sold), never a solo game a newcomer did not ask for (issue 29)."""
+        return min(self.max_players, max(2, self.min_players))
+
     def default_options(self) -> dict[str, str]:
         return {opt.name: opt.default for opt in self.options}
 
     def validate_options(self, num_players: int, options: Mapping[str, Any] | None = None) -> dict[str, str]:
         """Fill in defaults and check every value; raise `InvalidOptions` with a clear reason."""
         if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise InvalidOptions(f"the number of players must be a whole number, not {num_players!r}")
+            raise InvalidOptions(f"the number of players must be a whole number, not {num_players!r}", "players_number")
         if not self.min_players <= num_players <= self.max_players:
             raise InvalidOptions(
-                f"{self.title['en']} is for {self.min_players} to {self.max_players} players, not {num_players}"
+                f"{self.title['en']} is for {self.min_players} to {self.max_players} players, not {num_players}",
+                "players_range", low=self.min_players, high=self.max_players, n=num_players,
             )
         if options is not None and not isinstance(options, Mapping):
-            raise InvalidOptions("options must be a mapping of option name to value")
+            raise InvalidOptions("options must be a mapping of option name to value", "not_a_mapping")
         result = self.default_options()
         known = {opt.name: opt for opt in self.options}
         for name, value in (options or {}).items():
             if name not in known:
                 raise InvalidOptions(
-                    f"unknown option {name!r} for {self.id}; known: {', '.join(sorted(known)) or 'none'}"
+                    f"unknown option {name!r} for {self.id}; known: {', '.join(sorted(known)) or 'none'}",
+                    "unknown_option",
                 )
             value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
             if value not in known[name].values:
                 raise InvalidOptions(
-                    f"option {name!r} must be one of {', '.join(known[name].values)}, not {value!r}"
+                    f"option {name!r} must be one of {', '.join(known[name].values)}, not {value!r}", "option_value"
                 )
             result[name] = value
         self.check_options(num_players, result)
