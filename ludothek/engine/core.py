@@ -170,15 +170,21 @@ HIDDEN_ACTION = "?"
 
 
 def score_part(
-    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None
+    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None,
+    decides: bool = False,
 ) -> dict[str, Any]:
     """One line of a final score breakdown (``view(seat)["breakdown"]``), labelled in German and English.
 
     ``points`` add up to the seat's score; a line with ``points=None`` only
     explains (e.g. Machi Koro's finishing order) and ``detail`` says more.
+    ``decides``: this line, not the score, decided the order of the seats (Machi Koro's finish): the
+    result table shows it instead of the score, so nobody wonders why 4, 4, 4, 3 came out in that order.
     """
-    return {"part": part, "label": {"de": de, "en": en}, "points": points,
-            "detail": dict(detail) if detail is not None else None}
+    out = {"part": part, "label": {"de": de, "en": en}, "points": points,
+           "detail": dict(detail) if detail is not None else None}
+    if decides:
+        out["decides"] = True
+    return out
 
 
 def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
@@ -663,6 +669,16 @@ class State(ABC):
         history.append(HistoryEntry(seat, UNDO))
         self._history = history
         self._in_force_memo = memo
+
+    def decisions(self) -> int:
+        """How many decisions of players are in force: the move number people read ("Move 12").
+
+        `move_number` counts every entry (chance outcomes, undos and the actions they took back), which
+        is what moves are made against but not what a player counts: issue 29 found "Move 107" in a
+        game of far fewer decisions.  Chance steps, taken-back actions and the undos do not count here.
+        """
+        history = self._history
+        return sum(1 for i in self._undo_memo()[2] if history[i].seat != CHANCE)
 
     def turns_taken(self) -> int:
         """How many player turns have begun, for statistics such as average game length.

@@ -98,6 +98,23 @@ def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[di
     return lines
 
 
+def deciding_part(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:
+    """The breakdown line that decided the order (``score_part(..., decides=True)``), for the result
+    table: its label and each seat's text, or ``None`` when the score itself decided (most games)."""
+    if not breakdown:
+        return None
+    label: str | None = None
+    cells: dict[int, str] = {}
+    for entry in breakdown:
+        for part in entry["parts"]:
+            if part.get("decides"):
+                label = label or pick(part["label"], lang)
+                points = part.get("points")
+                cells[entry["seat"]] = (pick(part["detail"], lang) if part.get("detail")
+                                        else "" if points is None else f"{points:g}")
+    return None if label is None else {"label": label[:1].upper() + label[1:], "cells": cells}
+
+
 def breakdown_table(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:
     """The end view's score breakdown as a table: one column per seat (best first), one row per part.
 
