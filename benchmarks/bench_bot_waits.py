@@ -15,7 +15,8 @@ other tables, bots that are not before the person in turn order.  That extra wai
 workers' order of claiming decides (`ludothek.storage.botturns`; docs/bots.md, "Who waits on whom").
 
 Run alone: ``python -m benchmarks.bench_bot_waits [rounds] [sqlite|postgres]`` (default 3 rounds on
-SQLite); ``make bench`` runs 2 rounds of each scenario.
+SQLite; ``BENCH_BOT_NICE`` sets the workers' ``--nice``, default 10 as under ``serve``); ``make bench``
+runs 2 rounds of each scenario.
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def _person(site: Site, table: Table, rounds: int, stop: threading.Event) -> Non
             if queued_from is not None:
                 queued += now - queued_from
                 queued_from = None
-        elif (to_move != table.seat and claim_seen is None and queued_from is None and since
-              and now > since + DELAY + 0.3):
+        elif (handed_on is not None and to_move != table.seat and claim_seen is None and queued_from is None
+              and since and now > since + DELAY + 0.3):
             queued_from = since + DELAY + 0.3  # due (and then some), yet no worker took it
         if to_move == table.seat:
             if handed_on is not None:
@@ -124,7 +125,9 @@ def _new_table(site: Site, name: str) -> Table:
 
 @contextlib.contextmanager
 def _workers(db: str, count: int, env: dict[str, str] | None = None) -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs = [subprocess.Popen([sys.executable, "-m", "ludothek.cli", "bots", "--db", db, "--delay", str(DELAY)],
+    nice = os.environ.get("BENCH_BOT_NICE", "10")  # serve's; 0 gives the workers a fair share of a busy machine
+    procs = [subprocess.Popen([sys.executable, "-m", "ludothek.cli", "bots", "--db", db, "--delay", str(DELAY),
+                               "--nice", nice],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
              for _ in range(count)]
     try:

@@ -58,6 +58,39 @@ class BotTurns:
             self._thinking(turn)
         return turn
 
+    def claim_next_at_table(self, owner: str, game_id: int, now: datetime, delay: float,
+                            lease: timedelta = LEASE) -> BotTurn | None:
+        """Claim the next bot turn of the game ``owner`` has just played in, if a person waits at that
+        table behind it; ``None`` when a person is to move, nobody is seated there, the turn is not due
+        yet (``delay`` after it began) or another worker holds it.
+
+        A worker that plays a person's bots through to the person (`BotWorker.follow`) never makes that
+        person wait while it thinks for another table; a table without people is not followed, so it
+        cannot hold a worker for a whole game.
+        """
+        info = self.games.game(game_id)
+        if (info.status != "running" or not info.is_bot_seat(info.to_move)
+                or not any(s.kind == "player" for s in info.seats)):
+            return None
+        if info.turn_since is not None and info.turn_since + timedelta(seconds=delay) > now:
+            return None
+        if not self.queue.claim_game(owner, game_id, info.seq, now, lease):
+            return None
+        turn = BotTurn(game_id, info.seq, info.to_move, now + lease)
+        self._thinking(turn)
+        return turn
+
+    def next_at_table_due(self, game_id: int, now: datetime, delay: float) -> float | None:
+        """Seconds until the next bot turn of ``game_id`` may be claimed by `claim_next_at_table` (0: now),
+        ``None`` when there is none to follow (a person is to move, the game is over, nobody is seated)."""
+        info = self.games.game(game_id)
+        if (info.status != "running" or not info.is_bot_seat(info.to_move)
+                or not any(s.kind == "player" for s in info.seats)):
+            return None
+        if info.turn_since is None:
+            return 0.0
+        return max(0.0, (info.turn_since + timedelta(seconds=delay) - now).total_seconds())
+
     def release_bot_turn(self, owner: str, turn: BotTurn) -> None:
         """Give a claim back unplayed (a worker stopping): another worker may take the turn at once."""
         self.queue.release_bot_turn(owner, turn)

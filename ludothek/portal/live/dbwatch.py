@@ -137,17 +137,17 @@ class DatabaseWatch:
         return rows, turns
 
     def announce(self, rows: list[Any], turns: list[Any]) -> None:
-        now = datetime.now(UTC)
+        clock = datetime.now(UTC)
         for game_id, seq, to_move, status, claim_seq, lease_until in rows:
             if seq > self.seen.get(game_id, -1):
                 self.seen[game_id] = seq
                 self.site.games.info_cache.pop(game_id, None)  # its summary changed under this process
                 self.hub.publish(GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False))
             until = when(lease_until)
-            if (status == "running" and claim_seq == seq and until is not None and until > now
+            if (status == "running" and claim_seq == seq and until is not None and until > clock
                     and self.thinking_seen.get(game_id) != seq):
                 self.thinking_seen[game_id] = seq
-                self.hub.publish_to(game_id, thinking_message(game_id, seq, to_move, until, now), None, [])
+                self.hub.publish_to(game_id, thinking_message(game_id, seq, to_move, until, clock), None, [])
         now: dict[int, set[tuple[int, int]]] = {}
         for user_id, game_id, seq in turns:
             now.setdefault(user_id, set()).add((game_id, seq))
