@@ -15,7 +15,7 @@ import pytest
 
 from ludothek import bots as bots_module
 from ludothek.engine import State
-from tests.browser_support import register, shot
+from tests.browser_support import ARTIFACTS, register, shot
 from tests.portal.test_browser import api
 
 pytestmark = [pytest.mark.browser]
@@ -68,6 +68,7 @@ def test_a_thinking_bot_says_so_on_its_panel(browser: Any, server: str, monkeypa
         size = page.evaluate("el => parseFloat(getComputedStyle(el).fontSize)", note.element_handle())
         assert size >= 11
         shot(page, "thinking-en-phone")
+        page.locator("header.game-head").screenshot(path=str(ARTIFACTS / "thinking-en-phone-head.png"))
 
         watcher = register(browser, server, "rosa", lang="de")
         watcher.goto(f"{server}/games/{gid}")
