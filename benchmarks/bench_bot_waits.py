@@ -14,8 +14,8 @@ about one turn at a time; in ``busy`` the person also waits while the workers th
 other tables, bots that are not before the person in turn order.  That extra wait is what the
 workers' order of claiming decides (`ludothek.storage.botturns`; docs/bots.md, "Who waits on whom").
 
-Run alone: ``python -m benchmarks.bench_bot_waits [rounds] [sqlite|postgres]`` (default 3 rounds on
-SQLite; ``BENCH_BOT_NICE`` sets the workers' ``--nice``, default 10 as under ``serve``); ``make bench``
+Run alone: ``python -m benchmarks.bench_bot_waits [rounds] [sqlite|postgres] [alone|busy]`` (default 3
+rounds of both on SQLite; ``BENCH_BOT_NICE`` sets the workers' ``--nice``, default 10 as under ``serve``); ``make bench``
 runs 2 rounds of each scenario.
 """
 
@@ -180,36 +180,48 @@ def _summary(name: str, table: Table) -> list[Row]:
     ]
 
 
-def run(rounds: int = 2, db_kind: str = "sqlite") -> list[Row]:
-    rows: list[Row] = []
-    for name, others in (("alone", 0), ("busy", WORKERS)):
-        with tempfile.TemporaryDirectory() as tmp:
-            if db_kind == "postgres":
-                from ludothek.devtools.postgres import postgres_url, reset_database
+def _database(tmp: str, db_kind: str) -> str:
+    if db_kind == "postgres":
+        from ludothek.devtools.postgres import postgres_url, reset_database
 
-                url = postgres_url()
-                assert url is not None, "PostgreSQL is not reachable"
-                reset_database(url)
-                db = url
-            else:
-                db = f"sqlite:///{os.path.join(tmp, 'waits.sqlite3')}"
-            tables = scenario(db, others, rounds)
+        url = postgres_url()
+        assert url is not None, "PostgreSQL is not reachable"
+        reset_database(url)
+        return url
+    return f"sqlite:///{os.path.join(tmp, 'waits.sqlite3')}"
+
+
+SCENARIOS = {"alone": 0, "busy": WORKERS}
+
+
+def run(rounds: int = 2, db_kind: str = "sqlite", only: str | None = None) -> list[Row]:
+    rows: list[Row] = []
+    for name, others in SCENARIOS.items():
+        if only is not None and name != only:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            tables = scenario(_database(tmp, db_kind), others, rounds)
             rows += _summary(name, tables[0])
-            for i, other in enumerate(tables[1:], start=1):
-                if other.waits:
-                    rows.append((f"bot_waits {name}: other table {i}, wait per round, mean",
-                                 statistics.mean(other.waits), "s", f"{len(other.waits)} rounds"))
+            for i, table in enumerate(tables):
+                rows.append((f"bot_waits {name}: table {i}, wait per round, mean",
+                             statistics.mean(table.waits) if table.waits else 0.0, "s",
+                             "rounds " + ", ".join(f"{w:.1f}" for w in table.waits)
+                             + "; no worker free " + ", ".join(f"{q:.1f}" for q in table.queued)))
+            first = tables[0].decisions
+            rows.append((f"bot_waits {name}: table 0, decisions claimed within 0.5 s of their pause",
+                         float(sum(1 for pause, _ in first if pause <= DELAY + 0.1)), "",
+                         f"of {len(first)}; start to claim: " + ", ".join(f"{p:.2f}" for p, _ in first)))
     return rows
 
 
 def main(argv: list[str]) -> int:
     rounds = int(argv[0]) if argv else 3
     kind = argv[1] if len(argv) > 1 else "sqlite"
-    for bench, value, unit, note in run(rounds, kind):
-        print(f"{bench:<58} {value:>8.2f} {unit:<2} {note}", flush=True)
+    only = argv[2] if len(argv) > 2 else None
+    for bench, value, unit, note in run(rounds, kind, only):
+        print(f"{bench:<68} {value:>8.2f} {unit:<2} {note}", flush=True)
     return 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
-
