@@ -14,6 +14,7 @@ from ludothek.engine import State
 from ludothek.storage.botturns import LEASE, BotTurn, BotTurnQueue
 from ludothek.storage.errors import Conflict, StaleMove
 from ludothek.storage.games import Games
+from ludothek.storage.info import GameInfo
 from ludothek.storage.models import utcnow
 
 from .play import Play
@@ -69,8 +70,7 @@ class BotTurns:
         cannot hold a worker for a whole game.
         """
         info = self.games.game(game_id)
-        if (info.status != "running" or not info.is_bot_seat(info.to_move)
-                or not any(s.kind == "player" for s in info.seats)):
+        if not self._followable(info):
             return None
         if info.turn_since is not None and info.turn_since + timedelta(seconds=delay) > now:
             return None
@@ -80,12 +80,17 @@ class BotTurns:
         self._thinking(turn)
         return turn
 
+    @staticmethod
+    def _followable(info: GameInfo) -> bool:
+        """A running game whose seat to move is a bot, with a person seated behind it (`claim_next_at_table`)."""
+        return (info.status == "running" and info.is_bot_seat(info.to_move)
+                and any(s.kind == "player" for s in info.seats))
+
     def next_at_table_due(self, game_id: int, now: datetime, delay: float) -> float | None:
         """Seconds until the next bot turn of ``game_id`` may be claimed by `claim_next_at_table` (0: now),
         ``None`` when there is none to follow (a person is to move, the game is over, nobody is seated)."""
         info = self.games.game(game_id)
-        if (info.status != "running" or not info.is_bot_seat(info.to_move)
-                or not any(s.kind == "player" for s in info.seats)):
+        if not self._followable(info):
             return None
         if info.turn_since is None:
             return 0.0
