@@ -95,7 +95,17 @@ class IllegalAction(ValueError):
 
 
 class InvalidOptions(ValueError):
-    """Options or a player count that the game does not accept."""
+    """Options or a player count that the game does not accept.
+
+    The message is for programs (the API, the command line) and may name options as they are written
+    (``mode=solo``).  ``reason`` is a stable word for what is wrong and ``params`` the numbers it names:
+    the portal words it for people in their language (``err_options_<reason>``), without option syntax.
+    """
+
+    def __init__(self, message: str, reason: str = "invalid", **params: object) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = params
 
 
 class ReplayError(ValueError):
@@ -160,15 +170,21 @@ HIDDEN_ACTION = "?"
 
 
 def score_part(
-    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None
+    part: str, de: str, en: str, points: float | None, detail: Mapping[str, str] | None = None,
+    decides: bool = False,
 ) -> dict[str, Any]:
     """One line of a final score breakdown (``view(seat)["breakdown"]``), labelled in German and English.
 
     ``points`` add up to the seat's score; a line with ``points=None`` only
     explains (e.g. Machi Koro's finishing order) and ``detail`` says more.
+    ``decides``: this line, not the score, decided the order of the seats (Machi Koro's finish): the
+    result table shows it instead of the score, so nobody wonders why 4, 4, 4, 3 came out in that order.
     """
-    return {"part": part, "label": {"de": de, "en": en}, "points": points,
-            "detail": dict(detail) if detail is not None else None}
+    out = {"part": part, "label": {"de": de, "en": en}, "points": points,
+           "detail": dict(detail) if detail is not None else None}
+    if decides:
+        out["decides"] = True
+    return out
 
 
 def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
@@ -200,30 +216,37 @@ class Game(ABC):
                 return opt
         raise KeyError(name)
 
+    def usual_players(self) -> int:
+        """The player count a new game starts with in the form: the game for several people (at least 2,
+        as the box is sold), never a solo game a newcomer did not ask for (issue 29)."""
+        return min(self.max_players, max(2, self.min_players))
+
     def default_options(self) -> dict[str, str]:
         return {opt.name: opt.default for opt in self.options}
 
     def validate_options(self, num_players: int, options: Mapping[str, Any] | None = None) -> dict[str, str]:
         """Fill in defaults and check every value; raise `InvalidOptions` with a clear reason."""
         if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise InvalidOptions(f"the number of players must be a whole number, not {num_players!r}")
+            raise InvalidOptions(f"the number of players must be a whole number, not {num_players!r}", "players_number")
         if not self.min_players <= num_players <= self.max_players:
             raise InvalidOptions(
-                f"{self.title['en']} is for {self.min_players} to {self.max_players} players, not {num_players}"
+                f"{self.title['en']} is for {self.min_players} to {self.max_players} players, not {num_players}",
+                "players_range", low=self.min_players, high=self.max_players, n=num_players,
             )
         if options is not None and not isinstance(options, Mapping):
-            raise InvalidOptions("options must be a mapping of option name to value")
+            raise InvalidOptions("options must be a mapping of option name to value", "not_a_mapping")
         result = self.default_options()
         known = {opt.name: opt for opt in self.options}
         for name, value in (options or {}).items():
             if name not in known:
                 raise InvalidOptions(
-                    f"unknown option {name!r} for {self.id}; known: {', '.join(sorted(known)) or 'none'}"
+                    f"unknown option {name!r} for {self.id}; known: {', '.join(sorted(known)) or 'none'}",
+                    "unknown_option",
                 )
             value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
             if value not in known[name].values:
                 raise InvalidOptions(
-                    f"option {name!r} must be one of {', '.join(known[name].values)}, not {value!r}"
+                    f"option {name!r} must be one of {', '.join(known[name].values)}, not {value!r}", "option_value"
                 )
             result[name] = value
         self.check_options(num_players, result)
@@ -681,6 +704,15 @@ class State(ABC):
             if seat != CHANCE:
                 return seat
         return None
+    def decisions(self) -> int:
+        """How many decisions of players are in force: the move number people read ("Move 12").
+
+        `move_number` counts every entry (chance outcomes, undos and the actions they took back), which
+        is what moves are made against but not what a player counts: issue 29 found "Move 107" in a
+        game of far fewer decisions.  Chance steps, taken-back actions and the undos do not count here.
+        """
+        history = self._history
+        return sum(1 for i in self._undo_memo()[2] if history[i].seat != CHANCE)
 
     def turns_taken(self) -> int:
         """How many player turns have begun, for statistics such as average game length.

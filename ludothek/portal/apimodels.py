@@ -105,6 +105,8 @@ class GameOut(BaseModel):
     turn_since: datetime | None
     handover: HandoverOut | None = Field(
         default=None, description="a turn that waits for its player's confirmation (nobody else may move)")
+    thinking: int | None = Field(None, description="the bot seat whose bot is thinking about its move right "
+                                 "now (a bot worker holds its turn); null otherwise")
 
 
 class ClockSeatOut(BaseModel):

@@ -111,6 +111,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hub: Hub = (RedisHub(settings.redis_url, deployment=secret, reconnect_min=settings.live_resubscribe_min,
                          reconnect_max=settings.live_resubscribe_max) if settings.redis_url else Hub())
     site.listeners.append(hub.publish)
+    # A bot worker in this process (tests, `bot_step`) says on the bot's panel that it thinks; workers
+    # of their own say it through Redis, or the database watch sees their claims.
+    site.bots.thinking_listeners.append(hub.publish_thinking)
     # Bots think in worker processes of their own (`ludothek.portal.botprocs`, started by `serve`);
     # only tests and embedders play them in a thread here.
     bots: BotWorker | None = None
@@ -141,6 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Moves stored by other processes (bot workers) reach this process's sockets through the database.
         portal.dbwatch = DatabaseWatch(site, hub, settings.db_watch_interval)
         site.listeners.append(portal.dbwatch.on_event)
+        site.bots.thinking_listeners.append(portal.dbwatch.on_thinking)
     portal.links = MailLinks(secret, settings.base_url, settings.email_undo_days)
     mail_job = make_mail_job(settings, site, portal.links)
     if settings.mail_interval > 0:

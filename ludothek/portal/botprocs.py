@@ -103,6 +103,7 @@ def run_bot_process(db_url: str | None, redis_url: str | None = None, delay: flo
         hub = RedisHub(settings.redis_url, deployment=secret)
         site.listeners.append(hub.publish)
         site.listeners.append(turn_listener(site, hub))
+        site.bots.thinking_listeners.append(hub.publish_thinking)
     # The bots think `nice` lower (in their own threads); this thread claims and stores at the
     # server's priority, so it never sits on a database lock while starved of CPU.
     worker = BotWorker(site, delay=settings.bot_delay, interval=interval, nice=nice)

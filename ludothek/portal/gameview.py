@@ -15,6 +15,7 @@ from ludothek import engine as eng
 from ludothek.services.handover import undo_refusal
 from ludothek.services.tracked import Tracked
 from ludothek.storage import GameInfo, UserInfo
+from ludothek.storage.models import utcnow
 from ludothek.texts import pick, t
 
 
@@ -41,6 +42,8 @@ def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, 
         "created_at": info.created_at.isoformat(),
         "turn_since": info.turn_since.isoformat() if info.turn_since else None,
         "handover": handover_of(info),
+        # A bot worker holds this bot seat's turn and is thinking (its panel says so).
+        "thinking": info.thinking_seat(utcnow()),
     }
 
 
@@ -110,6 +113,23 @@ def log_lines(log: list[dict[str, Any]], names: list[str], lang: str) -> list[di
         lines.append({"n": entry["n"], "seat": seat, "label": label, "text": text,
                       "undone": bool(entry.get("undone"))})
     return lines
+
+
+def deciding_part(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:
+    """The breakdown line that decided the order (``score_part(..., decides=True)``), for the result
+    table: its label and each seat's text, or ``None`` when the score itself decided (most games)."""
+    if not breakdown:
+        return None
+    label: str | None = None
+    cells: dict[int, str] = {}
+    for entry in breakdown:
+        for part in entry["parts"]:
+            if part.get("decides"):
+                label = label or pick(part["label"], lang)
+                points = part.get("points")
+                cells[entry["seat"]] = (pick(part["detail"], lang) if part.get("detail")
+                                        else "" if points is None else f"{points:g}")
+    return None if label is None else {"label": label[:1].upper() + label[1:], "cells": cells}
 
 
 def breakdown_table(breakdown: list[dict[str, Any]] | None, lang: str) -> dict[str, Any] | None:

@@ -14,12 +14,18 @@ from ludothek.engine import State
 from ludothek.storage.botturns import LEASE, BotTurn, BotTurnQueue
 from ludothek.storage.errors import Conflict, StaleMove
 from ludothek.storage.games import Games
+from ludothek.storage.info import GameInfo
 from ludothek.storage.models import utcnow
 
 from .play import Play
 
 #: Chooses a bot's action: ``choose(bot name, a copy of the state)``.
 Choose = Callable[[str, State], str]
+
+#: Told when a bot starts thinking (a claim, ``turn.until`` set) and when it gives a turn back unplayed
+#: (``turn.until`` is ``None``): the live updates show it on the bot's panel.  The move that ends the
+#: thinking is announced as every move is (`ludothek.services.runtime.Listeners`).
+ThinkingListener = Callable[[BotTurn], None]
 
 
 class BotTurns:
@@ -29,6 +35,12 @@ class BotTurns:
         self.queue = queue
         self.games = games
         self.play = play
+        #: Told of every claim and every claim given back in this process (`ThinkingListener`).
+        self.thinking_listeners: list[ThinkingListener] = []
+
+    def _thinking(self, turn: BotTurn) -> None:
+        for listener in list(self.thinking_listeners):
+            listener(turn)
 
     def count_pending_bot_turns(self, now: datetime | None = None) -> int:
         """How many bot turns wait for a worker (the ``ludothek_bot_queue`` gauge)."""
@@ -40,12 +52,54 @@ class BotTurns:
 
     def claim_bot_turn(self, owner: str, now: datetime, delay: float = 0.0,
                        lease: timedelta = LEASE) -> BotTurn | None:
-        """Claim the pending bot turn that has waited longest (`BotTurnQueue.claim_bot_turn`)."""
-        return self.queue.claim_bot_turn(owner, now, delay, lease)
+        """Claim the pending bot turn that has waited longest (`BotTurnQueue.claim_bot_turn`) and say
+        that its bot is thinking."""
+        turn = self.queue.claim_bot_turn(owner, now, delay, lease)
+        if turn is not None:
+            self._thinking(turn)
+        return turn
+
+    def claim_next_at_table(self, owner: str, game_id: int, now: datetime, delay: float,
+                            lease: timedelta = LEASE) -> BotTurn | None:
+        """Claim the next bot turn of the game ``owner`` has just played in, if a person waits at that
+        table behind it; ``None`` when a person is to move, nobody is seated there, the turn is not due
+        yet (``delay`` after it began) or another worker holds it.
+
+        A worker that plays a person's bots through to the person (`BotWorker.follow`) never makes that
+        person wait while it thinks for another table; a table without people is not followed, so it
+        cannot hold a worker for a whole game.
+        """
+        info = self.games.game(game_id)
+        if not self._followable(info):
+            return None
+        if info.turn_since is not None and info.turn_since + timedelta(seconds=delay) > now:
+            return None
+        if not self.queue.claim_game(owner, game_id, info.seq, now, lease):
+            return None
+        turn = BotTurn(game_id, info.seq, info.to_move, now + lease)
+        self._thinking(turn)
+        return turn
+
+    @staticmethod
+    def _followable(info: GameInfo) -> bool:
+        """A running game whose seat to move is a bot, with a person seated behind it (`claim_next_at_table`)."""
+        return (info.status == "running" and info.is_bot_seat(info.to_move)
+                and any(s.kind == "player" for s in info.seats))
+
+    def next_at_table_due(self, game_id: int, now: datetime, delay: float) -> float | None:
+        """Seconds until the next bot turn of ``game_id`` may be claimed by `claim_next_at_table` (0: now),
+        ``None`` when there is none to follow (a person is to move, the game is over, nobody is seated)."""
+        info = self.games.game(game_id)
+        if not self._followable(info):
+            return None
+        if info.turn_since is None:
+            return 0.0
+        return max(0.0, (info.turn_since + timedelta(seconds=delay) - now).total_seconds())
 
     def release_bot_turn(self, owner: str, turn: BotTurn) -> None:
         """Give a claim back unplayed (a worker stopping): another worker may take the turn at once."""
         self.queue.release_bot_turn(owner, turn)
+        self._thinking(BotTurn(turn.game_id, turn.seq, turn.seat, None))
 
     def play_turn(self, turn: BotTurn, choose: Choose) -> bool:
         """Let ``choose`` pick the claimed turn's action and store it with `Play.submit`; ``False`` if the
@@ -79,7 +133,10 @@ class BotTurns:
         info = self.games.game(game_id)
         if info.status != "running" or not info.is_bot_seat(info.to_move):
             return False
-        if not self.queue.claim_game("bot_step", game_id, info.seq, utcnow()):
+        now = utcnow()
+        if not self.queue.claim_game("bot_step", game_id, info.seq, now):
             return False
-        self.play_turn(BotTurn(game_id, info.seq), choose)
+        turn = BotTurn(game_id, info.seq, info.to_move, now + LEASE)
+        self._thinking(turn)
+        self.play_turn(turn, choose)
         return True

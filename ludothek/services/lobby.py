@@ -94,7 +94,8 @@ class Lobby:
         try:
             opts = game.validate_options(num_players, options or {})
         except InvalidOptions as exc:
-            raise BadRequest(str(exc)) from None
+            # The API keeps the message (option syntax included); pages word the reason (err_options_*).
+            raise BadRequest(str(exc), code_key=f"options_{exc.reason}", **exc.params) from None
         clock = clock_json_of(parse_time_control(time_control))
         spec = list(seats) if seats is not None else [{"kind": "me"}] + [{"kind": "open"}] * (num_players - 1)
         if len(spec) != num_players:

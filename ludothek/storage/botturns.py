@@ -69,10 +69,17 @@ def count_pending(conn: Connection, now: datetime) -> int:
 
 @dataclass(frozen=True)
 class BotTurn:
-    """A claimed bot turn: the game and the move number it is claimed for."""
+    """A claimed bot turn: the game and the move number it is claimed for.
+
+    ``seat`` (the bot seat to move) and ``until`` (the lease's end) say who is thinking and for how
+    long at most: what the pages show on the bot's panel (`GameInfo.thinking_seat`).  ``until`` is
+    ``None`` when the claim was given back.
+    """
 
     game_id: int
     seq: int
+    seat: int = -1
+    until: datetime | None = None
 
 
 class BotTurnQueue:
@@ -98,8 +105,8 @@ class BotTurnQueue:
             # PostgreSQL: pick, lock and claim in one statement (its own transaction on an autocommit
             # connection); the row picked is locked, so other workers skip it and pick another.
             "claim_one": (f"UPDATE games SET bot_claimed_by = {m}, bot_claim_seq = seq, bot_lease_until = {m} "
-                          f"WHERE id = (SELECT g.id {candidates} LIMIT 1 FOR UPDATE OF g SKIP LOCKED) RETURNING id, seq"),
-            "candidates": f"SELECT g.id, g.seq {candidates} LIMIT 8",
+                          f"WHERE id = (SELECT g.id {candidates} LIMIT 1 FOR UPDATE OF g SKIP LOCKED) RETURNING id, seq, to_move"),
+            "candidates": f"SELECT g.id, g.seq, g.to_move {candidates} LIMIT 8",
             "claim": (f"UPDATE games SET bot_claimed_by = {m}, bot_claim_seq = {m}, bot_lease_until = {m} "
                       f"WHERE id = {m} AND seq = {m} AND status = 'running' AND (bot_lease_until IS NULL OR "
                       f"bot_lease_until <= {m} OR bot_claim_seq IS NULL OR bot_claim_seq <> {m})"),
@@ -132,14 +139,14 @@ class BotTurnQueue:
         if not self.db.sqlite:
             row = self.db.single(self._bot_sql["claim_one"],
                                (owner, self.db.db_time(now + lease), self.db.db_time(now), due))
-            return None if row is None else BotTurn(row[0], row[1])
+            return None if row is None else BotTurn(row[0], row[1], row[2], now + lease)
         # SQLite: one writer at a time anyway; the conditional update decides between workers.
         with self.db.engine.begin() as conn:
             rows = conn.exec_driver_sql(self._bot_sql["candidates"], (self.db.db_time(now), due)).all()
-        for game_id, seq in rows:
+        for game_id, seq, seat in rows:
             with self.db.engine.begin() as conn:
                 if self.claim(conn, owner, game_id, seq, now, lease):
-                    return BotTurn(game_id, seq)
+                    return BotTurn(game_id, seq, seat, now + lease)
         return None
 
     def claim(self, conn: Connection, owner: str, game_id: int, seq: int, now: datetime, lease: timedelta) -> bool:

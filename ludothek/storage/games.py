@@ -23,7 +23,7 @@ class Games:
         #: Running games' summaries by id: their seats no longer change (unless ``seats_rev`` does).
         self.info_cache: dict[int, GameInfo] = {}
         self.live_sql = (f"SELECT seq, status, to_move, turn_since, deadline, seats_rev, handover_seat, "
-                         f"handover_due FROM games "
+                         f"handover_due, bot_claim_seq, bot_lease_until FROM games "
                          f"WHERE id = {db.mark}")
 
     def game(self, game_id: int) -> GameInfo:
@@ -39,7 +39,8 @@ class Games:
             row = self.db.read_one(self.live_sql, (game_id,))  # plain DB-API: no statement or result objects
             if row is not None and row[1] == "running" and row[5] == cached.seats_rev:
                 return dataclasses.replace(cached, seq=row[0], to_move=row[2], turn_since=when(row[3]),
-                                           deadline=when(row[4]), handover_seat=row[6], handover_due=when(row[7]))
+                                           deadline=when(row[4]), handover_seat=row[6], handover_due=when(row[7]),
+                                           bot_claim_seq=row[8], bot_lease_until=when(row[9]))
             # A seat changed hands (another server's timeout or resignation): read the seats again.
             self.info_cache.pop(game_id, None)
         return self.full(game_id)
@@ -81,6 +82,7 @@ class Games:
             result=json.loads(row.result_json) if row.result_json else None, seats=seats,
             clock=json.loads(row.clock_json) if row.clock_json else None, deadline=aware(row.deadline),
             seats_rev=row.seats_rev or 0, handover_seat=row.handover_seat, handover_due=aware(row.handover_due),
+            bot_claim_seq=row.bot_claim_seq, bot_lease_until=aware(row.bot_lease_until),
         )
 
     def infos(self, ids: Sequence[int]) -> list[GameInfo]:

@@ -74,6 +74,9 @@ class GameInfo:
     #: it back, and when the turn passes on by itself; None: none pending.
     handover_seat: int | None = None
     handover_due: datetime | None = None
+    #: A bot worker's claim (`ludothek.storage.botturns`): the move it was made for and when it runs out.
+    bot_claim_seq: int | None = None
+    bot_lease_until: datetime | None = None
 
     @property
     def over(self) -> bool:
@@ -97,6 +100,18 @@ class GameInfo:
 
     def is_bot_seat(self, seat: int) -> bool:
         return any(s.seat == seat and s.kind == "bot" for s in self.seats)
+
+    def thinking_seat(self, now: datetime) -> int | None:
+        """The bot seat a bot worker is thinking for at ``now`` (its panel says so), else ``None``.
+
+        Derived from the claim alone, so it needs no write of its own: it starts with the claim, ends
+        when the move is stored (the game's move number passes the claim's), when the claim is given
+        back (the columns are cleared) and when the lease runs out (a worker that died).
+        """
+        if (self.status != "running" or self.bot_claim_seq is None or self.bot_claim_seq != self.seq
+                or self.bot_lease_until is None or self.bot_lease_until <= now or not self.is_bot_seat(self.to_move)):
+            return None
+        return self.to_move
 
 
 @dataclass(frozen=True)

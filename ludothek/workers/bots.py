@@ -84,7 +84,8 @@ class BotWorker:
     name = "bots"
 
     def __init__(self, site: Site, delay: float = 0.4, interval: float = 0.25,
-                 owner: str | None = None, clock: Callable[[], datetime] = utcnow, nice: int = 0) -> None:
+                 owner: str | None = None, clock: Callable[[], datetime] = utcnow, nice: int = 0,
+                 follow_tables: bool = True) -> None:
         self.site = site
         #: How much lower the bots think than this worker claims and stores (``ludothek bots``: 10).
         self.nice = nice
@@ -98,6 +99,10 @@ class BotWorker:
         self._current: BotTurn | None = None
         #: Turns this worker has played (logs, tests).
         self.played = 0
+        #: The last turn claimed from the queue (the table `follow` plays on at).
+        self._last: BotTurn | None = None
+        #: Play a table's bots through to its person before taking another table's turn (`follow`).
+        self.follow_tables = follow_tables
 
     def play(self, turn: BotTurn) -> bool:
         """Think about a claimed turn and store its move (`play_bot_turn`)."""
@@ -106,23 +111,54 @@ class BotWorker:
     def run_once(self, now: datetime | None = None) -> int:
         """Claim one due bot turn and play it; 1 if a turn was claimed, else 0."""
         turn = self.site.bots.claim_bot_turn(self.owner, now or self.clock(), self.delay)
+        self._last = turn
         if turn is None:
             return 0
+        self._play_claimed(turn)
+        return 1
+
+    def _play_claimed(self, turn: BotTurn) -> bool:
+        """Play a claimed turn; ``True`` when its move was stored."""
         self._current = turn
         try:
             if self.play(turn):
                 self.played += 1
-            else:
-                # Not played: the game moved on, or its seats or clocks changed at the same move (a
-                # resignation, a vacation).  Give the claim back, so the turn is thought about again at
-                # once, not after the lease.
-                self.site.bots.release_bot_turn(self.owner, turn)
+                return True
+            # Not played: the game moved on, or its seats or clocks changed at the same move (a
+            # resignation, a vacation).  Give the claim back, so the turn is thought about again at
+            # once, not after the lease.
+            self.site.bots.release_bot_turn(self.owner, turn)
         except Exception:
             # The claim stays until its lease runs out, then any worker tries again.
             log.exception("bot turn failed in game %s at move %s", turn.game_id, turn.seq)
         finally:
             self._current = None
-        return 1
+        return False
+
+    def follow(self, game_id: int) -> int:
+        """Play the table's next bot turns, each after its pause, until a person is to move there.
+
+        Why (issue 29): a person waits for the bots before them in turn order, three `hard` bots in Roll
+        Through the Ages being some seven decisions.  A worker that went back to the queue after each
+        decision took the turn that had waited longest, the next bot of another table as often as not,
+        so every table advanced one decision at a time in turn with all the others and each person also
+        waited while the workers thought for other tables.  Following the table keeps the person's wait
+        to their own bots once a worker has taken them on; the other workers serve the other tables,
+        the longest-waiting first.  A table without people is never followed (`claim_next_at_table`).
+        Returns how many turns it played.
+        """
+        played = 0
+        while not self._stop.is_set():
+            wait = self.site.bots.next_at_table_due(game_id, self.clock(), self.delay)
+            if wait is None:
+                return played
+            if wait > 0 and self._stop.wait(wait):
+                return played
+            turn = self.site.bots.claim_next_at_table(self.owner, game_id, self.clock(), self.delay)
+            if turn is None or not self._play_claimed(turn):
+                return played  # another worker took it, or the game moved on meanwhile
+            played += 1
+        return played
 
     def run_forever(self) -> None:
         busy = False
@@ -130,12 +166,14 @@ class BotWorker:
             try:
                 # Just played one: while turns keep coming, claiming is the only query (it finds the next).
                 if busy and self.run_once():
+                    self._follow_last()
                     continue
                 busy = False
                 # One query while idle: is any turn pending, and when is the first one due?
                 wait = self.site.bots.next_bot_turn_due(self.clock(), self.delay)
                 if wait is not None and wait <= 0:
                     if self.run_once():
+                        self._follow_last()
                         busy = True
                         continue
                     wait = 0.005  # another worker took it first: look again at once
@@ -145,6 +183,12 @@ class BotWorker:
             pause = self.interval if wait is None else min(max(wait, 0.005), self.interval)
             self._wake.wait(pause)
             self._wake.clear()
+
+    def _follow_last(self) -> None:
+        """After a turn claimed from the queue: play on at its table while a person waits there (`follow`)."""
+        turn = self._last
+        if turn is not None and self.follow_tables:
+            self.follow(turn.game_id)
 
     def wake(self) -> None:
         """Look for a turn now (a move in this process made it a bot's turn)."""

@@ -488,6 +488,9 @@ def test_a_bot_workers_move_reaches_the_live_socket_without_redis(tmp_path: Path
                 seen = max(hello["seq"], g["seq"])
                 while True:  # the bot's moves (and its chance), until it is my turn or over
                     update = ws.receive_json()
+                    if update["type"] == "thinking":  # the bot's claim, when the watch looked meanwhile
+                        assert update["seq"] == seen and update["seat"] not in (None, g["my_seat"])
+                        continue
                     assert update["type"] == "update" and update["seq"] > seen
                     seen = update["seq"]
                     if update["status"] != "running" or (update["to_move"] is not None and \
@@ -595,3 +598,59 @@ def test_a_bot_move_that_meets_a_change_of_seats_is_thought_again_at_once(tmp_pa
     assert site.games.game(gid).seq > seq
     site.engine.dispose()
     other.engine.dispose()
+
+
+def _person_to_move(site: Site, gid: int) -> bool:
+    info = site.games.game(gid)
+    return info.status != "running" or not info.is_bot_seat(info.to_move)
+
+
+def test_a_worker_plays_a_persons_bots_through_before_another_tables(any_db: str) -> None:
+    """Issue 29: two tables, each a person with two bots before them.  The worker that takes a table's
+    bot plays that table's bots on to its person before it takes the other table's turn, so the person
+    never waits while it thinks for the other table; without following it alternated between tables."""
+    site = new_site(any_db)
+    first, second = bot_games(site, 2, players=3)
+    worker = BotWorker(site, delay=0.0, owner="w")
+    assert worker.run_once() == 1
+    assert worker._last is not None
+    followed = worker._last.game_id
+    played = worker.follow(followed)
+    other = second if followed == first else first
+    other_seq = site.games.game(other).seq
+    assert _person_to_move(site, followed) and played >= 1  # on to the person (or the game's end)
+    assert site.games.game(other).seq == other_seq  # the other table waited for a free worker, not in between
+
+    # The old order, for comparison: back to the queue after each decision, the next turn is another table's.
+    bot_games(site, 2, players=3)
+    old = BotWorker(site, delay=0.0, owner="old", follow_tables=False)
+    claimed = []
+    for _ in range(2):
+        assert old.run_once() == 1 and old._last is not None
+        claimed.append(old._last.game_id)
+    assert claimed[0] != claimed[1]
+    site.engine.dispose()
+
+
+def test_following_waits_for_the_pause_and_leaves_tables_without_people(tmp_path: Path) -> None:
+    site = new_site(f"sqlite:///{tmp_path / 'follow.sqlite3'}")
+    (gid,) = bot_games(site, 1, players=3)
+    info = site.games.game(gid)
+    since = info.turn_since
+    assert since is not None
+    # Not due before the pause, due after it.
+    assert site.bots.claim_next_at_table("w", gid, since + timedelta(seconds=0.1), 0.4) is None
+    assert site.bots.next_at_table_due(gid, since + timedelta(seconds=0.1), 0.4) == pytest.approx(0.3)
+    turn = site.bots.claim_next_at_table("w", gid, since + timedelta(seconds=0.4), 0.4)
+    assert turn is not None and turn.seat == info.to_move and site.games.game(gid).thinking_seat(since) == turn.seat
+    site.bots.release_bot_turn("w", turn)
+    # Everybody left (resigned): a bots-only table is never followed, it cannot hold a worker for a game.
+    person = next(s for s in info.seats if s.kind == "player")
+    assert person.user_id is not None
+    user = site.accounts.user(person.user_id)
+    assert user is not None
+    site.clocks.resign(gid, user)
+    assert not any(s.kind == "player" for s in site.games.game(gid).seats)
+    assert site.bots.next_at_table_due(gid, T0, 0.0) is None
+    assert site.bots.claim_next_at_table("w", gid, T0, 0.0) is None
+    site.engine.dispose()

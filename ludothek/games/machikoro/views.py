@@ -86,7 +86,8 @@ def breakdown(state: MachiKoroState) -> list[dict[str, Any]]:
                           "en": f"placed {_ordinal(place, 'en')}, did not finish ({turns['en']})"}
             else:
                 detail = {"de": f"nicht fertig ({turns['de']})", "en": f"did not finish ({turns['en']})"}
-        parts.append(score_part("finish", "Zieleinlauf", "finish", None, detail))
+        # The order of finishing, not the landmarks, places the seats (`MachiKoroState.result`).
+        parts.append(score_part("finish", "Zieleinlauf", "finish", None, detail, decides=True))
         out.append({"seat": seat, "rank": r.rank, "total": r.score, "parts": parts})
     return out
 

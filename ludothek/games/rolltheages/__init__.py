@@ -44,12 +44,15 @@ class RollThroughTheAges(Game):
     def check_options(self, num_players: int, options: dict[str, str]) -> None:
         if options["mode"] == "solo":
             if num_players != 1:
-                raise InvalidOptions(f"the solo game is for exactly 1 player, not {num_players}")
+                raise InvalidOptions(f"the solo game is for exactly 1 player, not {num_players}", "solo_alone",
+                                     n=num_players)
             if options["trade"] == "on":
-                raise InvalidOptions("the trade game needs at least 2 players; it cannot be combined with solo")
+                raise InvalidOptions("the trade game needs at least 2 players; it cannot be combined with solo",
+                                     "solo_trade")
         elif not 2 <= num_players <= 4:
             raise InvalidOptions(
-                f"Roll Through the Ages is for 2 to 4 players, not {num_players} (1 player: choose mode=solo)"
+                f"Roll Through the Ages is for 2 to 4 players, not {num_players} (1 player: choose mode=solo)",
+                "alone_needs_solo", low=2, high=4, n=num_players,
             )
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:

@@ -51,15 +51,17 @@ class SnowdoniaGame(Game):
             scen = scenario(chosen)
         except KeyError:
             raise InvalidOptions(
-                f"the map {chosen!r} cannot be played yet: its rules are not implemented"
+                f"the map {chosen!r} cannot be played yet: its rules are not implemented", "map_unavailable"
             ) from None
         if num_players > scen.max_players:
             raise InvalidOptions(
                 f"the map {chosen!r} is for 1 to {scen.max_players} players, not {num_players}"
-                + (" (the yellow markers are the daffodils)" if scen.daffodil else "")
+                + (" (the yellow markers are the daffodils)" if scen.daffodil else ""),
+                "map_players", high=scen.max_players, n=num_players,
             )
         if num_players > 1 and options["solo_train"] != "1":
-            raise InvalidOptions("the solo series option (solo_train) only applies to a game with 1 player")
+            raise InvalidOptions("the solo series option (solo_train) only applies to a game with 1 player",
+                                 "solo_train_alone")
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:
         return SnowdoniaState(self, num_players, options)

@@ -9,6 +9,9 @@ and users it has live sockets for, and tells those sockets about every game
 whose move number went past the last one it announced: the same update message
 a move in this process sends, so the pages fetch their board as usual.  One
 small query per look, and none while nobody watches.
+
+The same look sees a bot worker's claim (``bot_claim_seq``, ``bot_lease_until``: a bot is thinking)
+and tells the sockets once per claimed move, so the bot's panel says so whichever process thinks.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, select
@@ -23,9 +27,11 @@ from sqlalchemy import and_, select
 from ludothek.engine import TERMINAL
 from ludothek.services import Site
 from ludothek.storage import GameEvent
+from ludothek.storage.botturns import BotTurn
+from ludothek.storage.database import when
 from ludothek.storage.models import GameRow, SeatRow
 
-from .hub import Hub, event_message
+from .hub import Hub, event_message, thinking_message
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +52,8 @@ class DatabaseWatch:
         self._turns: dict[int, set[tuple[int, int]]] = {}
         #: Turns this process announced itself since the last look (its own moves): not again.
         self._local_turns: set[tuple[int, int]] = set()
+        #: Per game, the move whose claim (a bot thinking) was last announced.
+        self.thinking_seen: dict[int, int] = {}
         self._task: asyncio.Task[None] | None = None
 
     def on_event(self, event: GameEvent) -> None:
@@ -53,6 +61,11 @@ class DatabaseWatch:
         self.note(event.game_id, event.seq)
         if event.status == "running" and event.to_move >= 0 and not event.bot_to_move:
             self._local_turns.add((event.game_id, event.seq))
+
+    def on_thinking(self, turn: BotTurn) -> None:
+        """`BotTurns` listener: a claim made in this process is announced already."""
+        if turn.until is not None:
+            self.thinking_seen[turn.game_id] = turn.seq
 
     def note(self, game_id: int, seq: int) -> None:
         """The watchers of ``game_id`` know it up to move ``seq`` (a socket's hello, a local move)."""
@@ -93,7 +106,7 @@ class DatabaseWatch:
         if not games:
             return
         rows, _ = await asyncio.to_thread(self._read, games, [])
-        for game_id, seq, to_move, status in rows:
+        for game_id, seq, to_move, status, *_ in rows:
             self.site.games.info_cache.pop(game_id, None)  # it may have changed under this process
             event = GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False)
             self.hub.deliver(game_id, event_message(event))
@@ -110,7 +123,8 @@ class DatabaseWatch:
         with self.site.engine.connect() as conn:
             for i in range(0, len(games), CHUNK):
                 rows += conn.execute(
-                    select(GameRow.id, GameRow.seq, GameRow.to_move, GameRow.status)
+                    select(GameRow.id, GameRow.seq, GameRow.to_move, GameRow.status, GameRow.bot_claim_seq,
+                           GameRow.bot_lease_until)
                     .where(GameRow.id.in_(games[i:i + CHUNK]))
                 ).all()
             for i in range(0, len(users), CHUNK):
@@ -123,12 +137,17 @@ class DatabaseWatch:
         return rows, turns
 
     def announce(self, rows: list[Any], turns: list[Any]) -> None:
-        for game_id, seq, to_move, status in rows:
-            if seq <= self.seen.get(game_id, -1):
-                continue
-            self.seen[game_id] = seq
-            self.site.games.info_cache.pop(game_id, None)  # its summary changed under this process
-            self.hub.publish(GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False))
+        clock = datetime.now(UTC)
+        for game_id, seq, to_move, status, claim_seq, lease_until in rows:
+            if seq > self.seen.get(game_id, -1):
+                self.seen[game_id] = seq
+                self.site.games.info_cache.pop(game_id, None)  # its summary changed under this process
+                self.hub.publish(GameEvent(game_id, seq, to_move if status == "running" else TERMINAL, status, False))
+            until = when(lease_until)
+            if (status == "running" and claim_seq == seq and until is not None and until > clock
+                    and self.thinking_seen.get(game_id) != seq):
+                self.thinking_seen[game_id] = seq
+                self.hub.publish_to(game_id, thinking_message(game_id, seq, to_move, until, clock), None, [])
         now: dict[int, set[tuple[int, int]]] = {}
         for user_id, game_id, seq in turns:
             now.setdefault(user_id, set()).add((game_id, seq))

@@ -27,10 +27,12 @@ import random
 import threading
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from ludothek.services import Site
 from ludothek.storage import GameEvent, StoreError
+from ludothek.storage.botturns import BotTurn
 
 from .. import jsonbody
 from .loop_publish import LoopPublisher, supported
@@ -77,6 +79,18 @@ def event_message(event: GameEvent) -> dict[str, Any]:
         "to_move": event.to_move if event.to_move >= 0 else None,
         "status": event.status,
     }
+
+
+def thinking_message(game_id: int, seq: int, seat: int | None, until: datetime | None,
+                     now: datetime | None = None) -> dict[str, Any]:
+    """A bot started thinking at move ``seq`` (``seat``, for at most ``seconds``), or stopped (``seat`` null).
+
+    Public facts only, like an update; the page marks the bot's panel without fetching its view.
+    ``seconds`` is relative, so clocks that disagree between server and browser do not matter.
+    """
+    left = 0.0 if until is None or seat is None else max(0.0, (until - (now or datetime.now(UTC))).total_seconds())
+    return {"type": "thinking", "game": game_id, "seq": seq, "seat": seat if left > 0 else None,
+            "seconds": round(left, 1)}
 
 
 class Hub:
@@ -160,6 +174,10 @@ class Hub:
     def publish_to(self, game_id: int, message: dict[str, Any], to: list[int] | None, skip: list[int]) -> None:
         """Tell the watchers of this game who are users in ``to`` (None: all) and not in ``skip``."""
         self.deliver(game_id, {**message, "game": game_id, "to": to, "skip": skip})
+
+    def publish_thinking(self, turn: BotTurn) -> None:
+        """`BotTurns` listener: a bot worker claimed a turn (or gave it back); tell every watcher of the game."""
+        self.publish_to(turn.game_id, thinking_message(turn.game_id, turn.seq, turn.seat, turn.until), None, [])
 
     # A user's own channel: "a game became your turn", for the tab title, lists and browser notifications.
     def watch_user(self, user_id: int) -> asyncio.Queue[dict[str, Any]]:

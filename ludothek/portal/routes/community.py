@@ -49,7 +49,7 @@ from ..deps import (
     need_user,
     portal_of,
 )
-from ..gameview import breakdown_table, game_summary, log_lines
+from ..gameview import breakdown_table, deciding_part, game_summary, log_lines
 from ..jsonroute import BoundedRoute
 from ..render import message_of, redirect, render
 from . import help  # noqa: F401  (registers the ``kind`` path convertor)
@@ -88,6 +88,7 @@ def _step_context(request: Request, book: ReplayBook, step: int, seat: int | Non
         "to_move": to_move if to_move >= 0 else None,
         "result": (result or state.result_json()) if state.is_terminal() else None,
         "breakdown": breakdown_table(view.get("breakdown"), lang),
+        "decided": deciding_part(view.get("breakdown"), lang),
         "log": log_lines(log, names, lang), "extras": extras,
         "board_template": _board_template(portal_of(request).templates, game.id),
         "game_data": lambda name: game_data(game.id, name),
@@ -243,6 +244,10 @@ def log_page_html(request: Request, game_id: GameId,
     first = lines[0]["n"] if lines else 1
     ctx: dict[str, Any] = {"info": info, "game": eng.load(info.game), "lines": log_lines(lines, info.seat_names(), lang),
            "earlier": first if first > 1 else None}
+    if info.status in ("running", "finished", "abandoned"):
+        with site.play.state(game_id) as (_, tracked):
+            # "Move N" counts players' decisions, not chance steps or undos (`State.decisions`).
+            ctx["decisions"] = tracked.state.decisions() if tracked is not None else None
     template = "_log_page.html" if request.headers.get("hx-request") else "log.html"
     return render(request, template, user, **ctx)
 

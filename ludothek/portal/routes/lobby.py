@@ -68,11 +68,12 @@ def new_game_form(request: Request, game: str | None = None) -> Response:
     user = need_user(request)
     ids = eng.games()
     chosen = eng.load(game if game in ids else ids[0]) if ids else None
-    values: dict[str, str] = {}
+    # The usual game for several people, never a solo game nobody asked for (issue 29).
+    values: dict[str, str] = {"players": str(chosen.usual_players())} if chosen is not None else {}
     invites = [n[:40] for n in request.query_params.getlist("invite") if n.strip()]
     if chosen is not None and invites:
         invites = list(dict.fromkeys(invites))[: chosen.max_players - 1]
-        values["players"] = str(max(chosen.min_players, len(invites) + 1))
+        values["players"] = str(max(chosen.usual_players(), len(invites) + 1))
         for i, name in enumerate(invites, start=1):
             values[f"seat{i}"], values[f"seat{i}_name"] = "invite", name
     return render(request, "new_game.html", user, games=[eng.load(g) for g in ids], chosen=chosen, values=values,

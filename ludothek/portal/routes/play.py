@@ -37,7 +37,7 @@ from ..deps import (
     need_user,
     portal_of,
 )
-from ..gameview import breakdown_table, game_summary, log_lines, seat_context
+from ..gameview import breakdown_table, deciding_part, game_summary, log_lines, seat_context
 from ..jsonbody import JSONBody
 from ..jsonroute import BoundedRoute
 from ..pickers import board_pickers
@@ -92,9 +92,11 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             names = ctx["players"]
             ctx["log"] = log_lines(sc["log"] or [], names, lang)
             ctx["breakdown"] = breakdown_table(sc["view"].get("breakdown"), lang)
+            ctx["decided"] = deciding_part(sc["view"].get("breakdown"), lang)
             state = tracked.state
             ctx.update(board_helpers(sc["legal"], lambda a: state.describe(a, lang, names)))
             ctx["pickers"] = board_pickers(game.id, state, sc["legal"], lang, ctx["describe"])
+            ctx["decisions"] = state.decisions()  # "Move N" counts players' decisions, not chance steps
             ctx["game_data"] = lambda name: game_data(game.id, name)
             return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)
     return render(request, "game.html" if full else "_game.html", user, status=status, **ctx)

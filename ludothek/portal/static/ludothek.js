@@ -122,7 +122,8 @@
     if (busy) { pending = true; return; }
     setBusy(true);
     rememberFocus();
-    htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" }).finally(next);
+    htmx.ajax("GET", g.dataset.boardUrl, { target: "#game", swap: "outerHTML" })
+      .finally(() => { thinking(lastThinking); next(); });
   }
 
   function post(action, seq) {
@@ -159,6 +160,32 @@
     send(el.dataset.action);
   });
 
+  /* A bot worker took (or gave back) the turn of the board's move: say so on the bot's panel, without
+   * fetching the board.  Its move, or the claim running out (a worker that died: look again then), ends it. */
+  let thinkingTimer = null;
+  let lastThinking = null;  // news that came while the board was being fetched: shown once it is there
+  function thinking(msg) {
+    const cur = root();
+    if (!msg || !cur || Number(msg.seq) !== Number(cur.dataset.seq)) return;
+    cur.querySelectorAll(".players .player").forEach((li) => {
+      const note = li.querySelector(".thinking");
+      const on = msg.seat !== null && msg.seat !== undefined && Number(li.dataset.seat) === Number(msg.seat);
+      li.classList.toggle("is-thinking", on);
+      if (!note) return;
+      if (!on) { note.textContent = ""; return; }
+      if (note.textContent) return;
+      const who = document.createElement("span");
+      who.className = "sr-only";
+      who.textContent = note.dataset.who || "";
+      note.append(who, note.dataset.text || "");
+    });
+    clearTimeout(thinkingTimer);
+    if (msg.seat !== null && msg.seat !== undefined && msg.seconds > 0) {
+      thinkingTimer = setTimeout(() => { const g = root(); if (g && g.dataset.seq === String(msg.seq)) refresh(); },
+                                 msg.seconds * 1000 + 500);
+    }
+  }
+
   let socket = null;
   let backoff = 500;
   function connect() {
@@ -178,6 +205,7 @@
       if (!cur) return;
       // Only news makes a refresh: the echo of a move this page already shows (or an older one) does not.
       const newer = Number(msg.seq) > Number(cur.dataset.seq);
+      if (msg.type === "thinking") { lastThinking = msg; if (!newer) thinking(msg); return; }
       if ((msg.type === "update" || msg.type === "hello") && newer) refresh();
       // A turn handed on without a chance step keeps the move number; who is to move changes.
       else if (msg.type === "update" && String(msg.to_move ?? "") !== cur.dataset.toMove) refresh();
