@@ -112,7 +112,7 @@ def rolltheages(lang: str) -> list[str]:
     monuments = data("rolltheages", "monuments.json")["monuments"]
     goods = data("rolltheages", "goods.json")["goods"]
     faces = table([pick(lang, "Würfelseite", "Die face"), pick(lang, "Ware", "Goods"), pick(lang, "Nahrung", "Food"),
-                   pick(lang, "Arbeiter", "Workers"), pick(lang, "Münzen", "Coins"), pick(lang, "Totenköpfe", "Skulls")],
+                   pick(lang, "Arbeiter", "Workers"), pick(lang, "Münzen", "Coins"), pick(lang, "Schädel", "Skulls")],
                   [[f["name"][lang], f["goods"] or "–",
                     (pick(lang, f"{f['choice']} oder …", f"{f['choice']} or …") if f["choice"] else f["food"] or "–"),
                     (pick(lang, f"… {f['choice']}", f"… {f['choice']}") if f["choice"] else f["workers"] or "–"),
@@ -123,7 +123,7 @@ def rolltheages(lang: str) -> list[str]:
                   "invasion": mon_name["great_wall"], "revolt": dev_name["religion"]}
 
     def hits(d: dict[str, Any]) -> str:
-        points = num(d["points"], lang, ("Katastrophenpunkt", "Katastrophenpunkte"), ("disaster point", "disaster points"))
+        points = num(d["points"], lang, ("Minuspunkt", "Minuspunkte"), ("disaster point", "disaster points"))
         if d["id"] == "pestilence":
             return pick(lang, f"{points} für jeden anderen Spieler", f"{points} for every other player")
         if d["id"] == "revolt":
@@ -131,7 +131,7 @@ def rolltheages(lang: str) -> list[str]:
         return pick(lang, f"{points} für dich", f"{points} for you")
 
     top = max(d["skulls"] for d in board["disasters"])
-    disasters = table([pick(lang, "Totenköpfe", "Skulls"), pick(lang, "Katastrophe", "Disaster"),
+    disasters = table([pick(lang, "Schädel", "Skulls"), pick(lang, "Katastrophe", "Disaster"),
                        pick(lang, "Wirkung", "Effect"), pick(lang, "Schutz", "Protection")],
                       [[f"{d['skulls']}+" if d["skulls"] == top else d["skulls"], d["name"][lang], hits(d),
                         protection[d["id"]]] for d in board["disasters"]])

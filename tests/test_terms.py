@@ -1,7 +1,7 @@
 """One German word per thing in each game (issue 29): a retired term may not come back.
 
-Roll Through the Ages says "Errungenschaft" for what the board once called "Entwicklung" (the seed's
-word); Carpe Diem calls the 6×6 board "Bau-Tableau" and the rondel "Rondell", never "Bauplan" (which
+Roll Through the Ages says "Errungenschaft" for what the board once called "Entwicklung", "Schädel"
+for the rules page's "Totenkopf" and "Minuspunkt" for its "Katastrophenpunkt" (the seed's words); Carpe Diem calls the 6×6 board "Bau-Tableau" and the rondel "Rondell", never "Bauplan" (which
 named both).  The rulings and their reasons are in ``docs/games/<game>.md`` ("German terms").  The
 check reads every file of the game that holds German text (rules page, board templates, Python texts,
 data) and the German texts the game renders over a random game (log, terminal view, breakdown).
@@ -21,7 +21,7 @@ GAMES = Path(ludothek.__file__).parent / "games"
 
 #: game -> (retired German word, the word to use instead)
 RETIRED: dict[str, list[tuple[str, str]]] = {
-    "rolltheages": [("Entwicklung", "Errungenschaft")],
+    "rolltheages": [("Entwicklung", "Errungenschaft"), ("Totenk", "Schädel"), ("Katastrophenpunkt", "Minuspunkt")],
     "carpediem": [("Bauplan", "Bau-Tableau (the 6×6 board) or Rondell (the rondel)")],
 }
 
