@@ -110,6 +110,8 @@ def test_pages_show_the_waiting_turn_and_the_account_setting(client: TestClient)
     assert 'id="confirm-turn"' in mine and 'data-action="undo"' in mine and "data-countdown" in mine
     theirs = them.get(f"/games/{game_id}/board").text
     assert f"Waiting for {mover} to confirm their turn" in theirs and 'id="confirm-turn"' not in theirs
+    # The next player's roll waits for the hand-over: the board does not claim the dice are rolling.
+    assert "dice rolling" not in theirs and "turn ended, waiting to be confirmed" in theirs
     seq = site.games.game(game_id).seq
     done = me.post(f"/games/{game_id}/act", data={"csrf": my_csrf, "action": "!confirm", "seq": str(seq)},
                    headers={"HX-Request": "true"})
