@@ -338,7 +338,8 @@ def carpediem(lang: str) -> list[str]:
         "fountain": pick(lang, "2 Brunnenkarten ansehen, 1 behalten", "look at 2 fountain cards, keep 1"),
     }
     for kind, (de, en) in CD_REWARD.items():
-        rewards[kind] = pick(lang, f"Plättchen − 1 {de}", f"tiles − 1 {en}")
+        # "(tiles − 1) grapes" read as "1 grapes" (issue 29's count check): name the good first.
+        rewards[kind] = pick(lang, f"{de}: Plättchen − 1", f"{en}: tiles − 1")
     order = ["pond", "vineyard", "garden", "chicken_yard", "administrator", "merchant", "baker", "craftsman",
              "villa", "market", "bakery", "fountain"]
     buildings = table([pick(lang, "Bereich", "Feature"), pick(lang, "Teile auf hellen / dunklen Plättchen",
