@@ -57,7 +57,7 @@ def test_the_api_state_names_the_thinking_bot(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'api.sqlite3'}"
     with TestClient(create_app(make_settings(db, bots_in_process=False, db_watch_interval=0))) as client:
         h = api_user(client, "lena")
-        gid = client.post("/api/games", json={"game": "toypig", "players": 2,
+        gid = client.post("/api/games", json={"game": "toypig", "players": 2, "options": {"length": "long"},
                                                "seats": [{"kind": "me"}, {"kind": "bot", "bot": "easy"}]},
                           headers=h).json()["id"]
         g = client.get(f"/api/games/{gid}", headers=h).json()
@@ -78,7 +78,7 @@ def test_the_api_state_names_the_thinking_bot(tmp_path: Path) -> None:
 
 def _waiting_game(client: TestClient, h: dict[str, str]) -> int:
     """A toypig game against a bot whose turn it is (the person held)."""
-    gid = client.post("/api/games", json={"game": "toypig", "players": 2,
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2, "options": {"length": "long"},
                                            "seats": [{"kind": "me"}, {"kind": "bot", "bot": "easy"}]},
                       headers=h).json()["id"]
     g = client.get(f"/api/games/{gid}", headers=h).json()
