@@ -170,7 +170,11 @@ def _old_seat_context(info: GameInfo, tracked: Tracked, seat: int | None, lang: 
         "view": view,
         "legal": legal,
         "legal_described": [{"action": a, "text": describe(a)} for a in legal],
-        "can_undo": seat is not None and info.status == "running" and _old_can_undo(state, seat),
+        # Issue 29's hand-over: a turn that has been handed on (here at once, no confirmation is ever
+        # pending) can no longer be taken back, and nothing waits for a confirmation.
+        "can_undo": (seat is not None and info.status == "running" and _old_can_undo(state, seat)
+                     and state.turn_seat() == seat),
+        "can_confirm": False,
         "log": tracked.log_for(seat, lang) if with_log else None,
         "to_move": to_move if to_move >= 0 else None,
         "finished": state.is_terminal(),
