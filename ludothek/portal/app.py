@@ -26,6 +26,7 @@ from starlette.responses import Response
 from ludothek.services import Site
 from ludothek.services.community.replaylimits import ReplayLimits, replay_gate
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
+from ludothek.workers.channels.push import push_channel
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
@@ -57,7 +58,7 @@ from .live.sockets import relay
 from .observe import AccessLog, Metrics, configure_logging, parse_networks, prepare_multiprocess_dir
 from .offload import Offload
 from .sessions import SessionCodec
-from .settings import Settings
+from .settings import Settings, vapid_subject
 
 if TYPE_CHECKING:  # imported where they are used (`BotWorker` only when bots play in this process)
     from ludothek.workers.bots import BotWorker
@@ -147,6 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         site.bots.thinking_listeners.append(portal.dbwatch.on_thinking)
     portal.links = MailLinks(secret, settings.base_url, settings.email_undo_days)
     mail_job = make_mail_job(settings, site, portal.links)
+    if settings.push:  # the VAPID keys: the setting's, or the database's (made now on the first start)
+        portal.push = push_channel(site.push, subject=vapid_subject(settings), private_key=settings.vapid_private_key,
+                                   private_key_file=settings.vapid_private_key_file,
+                                   allow_loopback=settings.push_allow_loopback)
     if settings.mail_interval > 0:
         # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
         portal.mail = Runner([mail_job], interval=settings.mail_interval)

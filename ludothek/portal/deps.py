@@ -33,6 +33,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from ludothek.workers.bots import BotWorker
+    from ludothek.workers.channels.push import PushChannel
     from ludothek.workers.mail_links import MailLinks
     from ludothek.workers.runner import Runner
 
@@ -68,6 +69,8 @@ class Portal:
     metrics_allow: tuple[Any, ...] = ()
     #: Without Redis: the look into the database for moves other processes stored (bot workers).
     dbwatch: DatabaseWatch | None = None
+    #: The Web Push channel (``None``: ``Settings.push`` is off).
+    push: PushChannel | None = None
 
 
 def client_address(request: Any) -> str:

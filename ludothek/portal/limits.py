@@ -71,6 +71,8 @@ DEFAULT_RULES: dict[str, str] = {
     "replay_user": "20/minute",
     "replay_addr": "60/minute",
     "replay_visitor": "6/minute",
+    # Test pushes from the account page (each goes to every device of the user at once).
+    "push_test": "5/15minutes",
 }
 
 #: The translated refusal (``err_<key>`` in the catalogues) of a rule; others use ``err_too_many_attempts``.

@@ -109,6 +109,17 @@ class Settings:
     mail_interval: float = 2.0
     #: Days the outbox keeps mails that are done with (sent, failed, skipped) before deleting them.
     mail_keep_days: int = 30
+    #: Web Push (`ludothek.workers.channels.push`; off: no push channel, no subscribe button).
+    push: bool = True
+    #: The site's VAPID private key (PEM, or base64url DER or raw); unset: a pair made on the first start
+    #: and kept in the database.  ``vapid_private_key_file`` names a PEM file instead.
+    vapid_private_key: str | None = None
+    vapid_private_key_file: str | None = None
+    #: Whom push services may contact about this site (``mailto:`` or ``https:``); unset: ``base_url`` if it
+    #: is https, else ``mailto:`` the address of ``mail_from``.
+    vapid_subject: str | None = None
+    #: Accept push endpoints on ``http://127.0.0.1`` and send to loopback addresses (tests only).
+    push_allow_loopback: bool = False
     #: Who may read ``/metrics``: addresses or networks, comma-separated (``LUDOTHEK_METRICS_ALLOW``).
     metrics_allow: str = "127.0.0.1/32,::1/128"
     #: Threads for the async handlers' database calls (PostgreSQL; SQLite calls run on the event loop).
@@ -133,6 +144,11 @@ class Settings:
             mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",
             mail_interval=float(os.environ.get("LUDOTHEK_MAIL_INTERVAL", "2")),
             mail_keep_days=int(os.environ.get("LUDOTHEK_MAIL_KEEP_DAYS", "30")),
+            push=os.environ.get("LUDOTHEK_PUSH", "on") != "off",
+            vapid_private_key=os.environ.get("LUDOTHEK_VAPID_PRIVATE_KEY") or None,
+            vapid_private_key_file=os.environ.get("LUDOTHEK_VAPID_PRIVATE_KEY_FILE") or None,
+            vapid_subject=os.environ.get("LUDOTHEK_VAPID_SUBJECT") or None,
+            push_allow_loopback=os.environ.get("LUDOTHEK_PUSH_ALLOW_LOOPBACK") == "1",
             metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
             access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
             sockets_per_user=int(os.environ.get("LUDOTHEK_SOCKETS_PER_USER", "16")),
@@ -141,6 +157,18 @@ class Settings:
             fd_reserve_http=int(os.environ.get("LUDOTHEK_FD_RESERVE_HTTP", "256")),
             fd_reserve_services=int(os.environ.get("LUDOTHEK_FD_RESERVE_SERVICES", "128")),
         )
+
+
+def vapid_subject(settings: Settings) -> str:
+    """The VAPID ``sub`` for ``settings``: the setting, else an https ``base_url``, else ``mailto:`` the sender."""
+    if settings.vapid_subject:
+        return settings.vapid_subject
+    if settings.base_url.startswith("https://"):
+        return settings.base_url.rstrip("/")
+    from email.utils import parseaddr
+
+    address = parseaddr(settings.mail_from)[1] or "noreply@localhost"
+    return f"mailto:{address}"
 
 
 def parse_limit_rules(spec: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``social``         `Social`: friends, blocks, last activity
 ``outbox``         `Outbox`: the mail queue (the senders' side)
 ``notify``         `Notify`: addresses, mail settings, password resets, waiting games
+``push``           `Push`: the browsers that receive Web Push, the site's VAPID keys
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
 =================  ==========================================================================
@@ -50,6 +51,7 @@ from .lobby import Lobby
 from .notify import Notify
 from .outbox import Outbox
 from .play import Play
+from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache
 from .sessions import Sessions
 
@@ -78,5 +80,6 @@ class Site:
         self.social = Social(self.db, self.accounts, self.lobby)
         self.outbox = Outbox(self.db)
         self.notify = Notify(self.db, self.hasher, self.sessions, self.users)
+        self.push = Push(self.db)
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)

@@ -415,3 +415,45 @@ class RatingChange(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ----------------------------------------------------------------------------- Web Push (issue 30)
+class PushSubscriptionRow(Base):
+    """One browser (device) of a user that accepts Web Push messages (``ludothek.services.push``).
+
+    ``endpoint`` is the push service's address for this browser: a capability URL, so it is shown to
+    nobody (not even its owner, who sees the ``label``) and never logged.  One endpoint belongs to one
+    user: subscribing it again (the same browser, perhaps under another login) updates the row.
+    """
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("endpoint", name="uq_push_subscriptions_endpoint"),
+        {"sqlite_autoincrement": True},
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    endpoint: Mapped[str] = mapped_column(String(2048))
+    #: The browser's P-256 public key and auth secret (base64url), which the payload is encrypted to.
+    p256dh: Mapped[str] = mapped_column(String(100))
+    auth: Mapped[str] = mapped_column(String(50))
+    label: Mapped[str] = mapped_column(String(80), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The last push the push service accepted for this device.
+    last_success_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class VapidKeyRow(Base):
+    """The site's VAPID key pair (RFC 8292), made on the first start unless a setting gives one.
+
+    At most one row (``id`` 1): two processes starting at once both try to insert it, one wins, and
+    both then use the row that is there.
+    """
+
+    __tablename__ = "vapid_keys"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: PKCS#8 PEM.  Whoever reads the database can sign push messages for this site (docs/operations.md).
+    private_key: Mapped[str] = mapped_column(Text)
+    #: The uncompressed public point, base64url: the browsers' ``applicationServerKey``.
+    public_key: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -40,6 +40,7 @@ from ..deps import (
 )
 from ..hardening import local_path
 from ..jsonroute import BoundedRoute
+from ..pushview import push_section
 from ..render import message_of, redirect, render
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -163,7 +164,7 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
                   sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
                   vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id),
                   grace=site.play.grace_setting(user.id), grace_choices=GRACE_CHOICES,
-                  default_grace=site.play.default_grace, **ctx)
+                  default_grace=site.play.default_grace, **push_section(request, user), **ctx)
 
 
 @pages.get("/account", response_class=HTMLResponse)
