@@ -95,6 +95,7 @@ MESSAGES = {
     "replay_user": "you have replayed many records in a short time; wait {seconds} seconds",
     "replay_addr": "many records were replayed from your address in a short time; wait {seconds} seconds",
     "replay_visitor": "many records were replayed from your address; wait {seconds} seconds or log in",
+    "push_test": "at most 5 test notifications in 15 minutes; wait {seconds} seconds",
 }
 
 

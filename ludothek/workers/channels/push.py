@@ -56,7 +56,7 @@ class _NoRedirects(requests.Session):
     """A session that never follows a redirect: a push service does not send one, an attacker's
     endpoint might (towards an address inside the network)."""
 
-    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
         kwargs["allow_redirects"] = False
         return super().request(method, url, *args, **kwargs)
 
