@@ -71,13 +71,15 @@ DEFAULT_RULES: dict[str, str] = {
     "replay_user": "20/minute",
     "replay_addr": "60/minute",
     "replay_visitor": "6/minute",
+    # A webhook's "send a test" per user: each is a request to the player's address, at once.
+    "webhook_test": "5/minute",
 }
 
 #: The translated refusal (``err_<key>`` in the catalogues) of a rule; others use ``err_too_many_attempts``.
 CODE_KEYS = {"move_user": "too_many_moves", "move_addr": "too_many_moves",
              "chat_user": "too_many_messages", "chat_addr": "too_many_messages",
              "replay_user": "too_many_replays", "replay_addr": "too_many_replays",
-             "replay_visitor": "too_many_replays"}
+             "replay_visitor": "too_many_replays", "webhook_test": "too_many_webhook_tests"}
 
 MESSAGES = {
     "register": "too many new accounts from your address; try again later",
@@ -93,6 +95,7 @@ MESSAGES = {
     "replay_user": "you have replayed many records in a short time; wait {seconds} seconds",
     "replay_addr": "many records were replayed from your address in a short time; wait {seconds} seconds",
     "replay_visitor": "many records were replayed from your address; wait {seconds} seconds or log in",
+    "webhook_test": "at most 5 webhook tests a minute; wait {seconds} seconds",
 }
 
 

@@ -21,6 +21,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``notify``         `Notify`: addresses, mail settings, password resets, waiting games
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
+``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -52,6 +53,7 @@ from .outbox import Outbox
 from .play import Play
 from .runtime import GameLocks, Listeners, StateCache, UserCache
 from .sessions import Sessions
+from .webhooks import Webhooks
 
 
 class Site:
@@ -80,3 +82,4 @@ class Site:
         self.notify = Notify(self.db, self.hasher, self.sessions, self.users)
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
+        self.webhooks = Webhooks(self.db)
