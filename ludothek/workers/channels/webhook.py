@@ -29,6 +29,7 @@ import httpcore
 
 from ludothek.services.webhook_urls import AddressRefused, Target
 from ludothek.services.webhooks import HookInfo, Webhooks
+from ludothek.storage.errors import BadRequest
 
 from . import webhook_http
 from .base import Delivery, Failed, Message, Notice, Outcome, Retry, Sent, Skipped
@@ -123,6 +124,8 @@ class WebhookChannel:
             if exc.reason == "dns":  # the name may resolve again later
                 return Retry("the webhook's host name could not be resolved"), "dns"
             return Failed(f"the webhook's address is refused ({exc.reason})"), f"address {exc.reason}"
+        except BadRequest:  # its form is no longer allowed (the operator switched loopback and http off)
+            return Failed("the webhook's address is refused"), "address invalid"
         try:
             answer = self.poster(target, body, signed_headers(hook.secret, body, event_id, now),
                                  policy.timeout, policy.max_answer)
