@@ -1,7 +1,7 @@
 """In a real browser on a 390 px phone: add a webhook, send a test, see it switched off, switch it on again.
 
 Screenshots ``test-artifacts/webhooks-<lang>-*.png``; every step is checked for sideways scrolling and
-text under 11 px.
+text under 11 px, and axe-core finds nothing moderate or worse.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 
 from tests.browser_support import ARTIFACTS, register, shot
 from tests.portal.server import running_server
+from tests.portal.test_phones import serious_violations
 from tests.portal.webhook_receiver import Answer, Receiver, running_receiver
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -41,6 +42,8 @@ def look(page: Any, name: str) -> None:
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"{name}: the page is {overflow}px wider than the phone"
     assert page.evaluate(SMALLEST_TEXT) >= 11, f"{name}: text under 11 px"
+    found = serious_violations(page)
+    assert not found, f"{name}: axe found {found}"
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

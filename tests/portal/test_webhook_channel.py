@@ -6,6 +6,7 @@ worker's part for retries (the wait is the receiver's ``Retry-After`` or the cha
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -164,7 +165,7 @@ def test_retries_follow_retry_after_then_the_backoff_until_it_arrives(site: Any,
 
 
 def test_the_backoff_grows() -> None:
-    assert all(a < b for a, b in zip(BACKOFF, BACKOFF[1:], strict=False))
+    assert all(a < b for a, b in itertools.pairwise(BACKOFF))
 
 
 def test_a_refusal_is_final_and_a_redirect_is_not_followed(site: Any, bernd: int, receiver: Receiver) -> None:

@@ -73,7 +73,7 @@ def running_receiver() -> Iterator[Receiver]:
     receiver = Receiver()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
             with receiver.lock:
@@ -96,7 +96,7 @@ def running_receiver() -> Iterator[Receiver]:
             except OSError:
                 pass  # the client gave up: that is what a slow or large answer is for
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
