@@ -36,7 +36,7 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def site(any_db: str) -> Iterator[Any]:
-    settings = make_settings(any_db, webhook_allow_loopback=True, webhook_max_failures=3, webhook_timeout=1.0,
+    settings = make_settings(any_db, webhook_allow_loopback=True, webhook_max_failures=3, webhook_timeout=3.0,
                              webhook_max_answer=1024)
     with TestClient(create_app(settings)) as client:
         yield client.app.state.portal.site  # type: ignore[attr-defined]
@@ -276,9 +276,9 @@ def test_an_answer_without_length_is_cut_at_the_cap(site: Any, bernd: int) -> No
 
 
 def test_a_slow_answer_is_cut_off_and_retried(site: Any, bernd: int, receiver: Receiver) -> None:
-    """One byte every 0.2 s for 40 bytes: past the 1-second deadline (each byte alone comes in time)."""
+    """One byte every 0.5 s for 40 bytes: past the 3-second deadline (each byte alone comes in time)."""
     hook = site.webhooks.add(bernd, receiver.url())
-    receiver.answer(Answer(200, body=b"z" * 40, drip=0.2))
+    receiver.answer(Answer(200, body=b"z" * 40, drip=0.5))
     outcome = channel(site).deliver(delivery(hook.id, bernd), MESSAGE, NOW)
     assert isinstance(outcome, Retry) and site.webhooks.hook(hook.id).last_status == "timeout"
 

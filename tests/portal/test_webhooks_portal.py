@@ -28,7 +28,7 @@ def receiver() -> Iterator[Receiver]:
 
 def hook_app(db_url: str, **kw: Any) -> Any:
     kw.setdefault("webhook_allow_loopback", True)
-    return create_app(make_settings(db_url, webhook_max_failures=2, webhook_timeout=2.0, **kw))
+    return create_app(make_settings(db_url, webhook_max_failures=2, **kw))
 
 
 @pytest.fixture
