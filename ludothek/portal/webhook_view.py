@@ -16,7 +16,7 @@ from ludothek.services.webhooks import HookInfo
 from ludothek.texts import t
 
 #: The status codes a hook keeps (`ludothek.workers.channels.webhook`); the first three carry an HTTP status.
-WEBHOOK_STATUSES = ("ok", "http", "redirect", "timeout", "connect", "protocol", "too_large", "dns", "address")
+WEBHOOK_STATUSES = ("ok", "http", "redirect", "timeout", "connect", "tls", "protocol", "too_large", "dns", "address")
 _NUMBERED = WEBHOOK_STATUSES[:3]
 #: Why an address is refused (`ludothek.services.webhook_urls.refusal_of`), as text keys.
 WEBHOOK_REASONS = ("loopback", "private", "link_local", "multicast", "reserved", "unspecified", "invalid")

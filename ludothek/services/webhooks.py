@@ -225,4 +225,8 @@ def check_format(fmt: object) -> str:
 
 
 def check_label(label: object) -> str:
-    return check_text(label, "a webhook's label", MAX_LABEL).strip()
+    text = check_text(label, "a webhook's label")
+    if len(text) > MAX_LABEL:
+        raise BadRequest(f"a webhook's label has at most {MAX_LABEL} characters", code_key="webhook_label_long",
+                         limit=MAX_LABEL)
+    return text.strip()

@@ -297,3 +297,46 @@ def test_nobody_listening_is_a_retry(site: Any, bernd: int) -> None:
 def test_the_service_is_what_the_channel_uses(site: Any) -> None:
     assert isinstance(site.webhooks, Webhooks)
     assert channel(site).name == "webhook" and channel(site).enabled()
+
+
+# ----------------------------------------------------------------------------- TLS to a pinned address
+def certificate(tmp_path: Any, name: str) -> tuple[str, str]:
+    """A self-signed certificate for ``name`` (openssl), as certificate and key files."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}",
+                    "-addext", f"subjectAltName=DNS:{name}", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+@pytest.mark.parametrize("served_name", ["hooks.pinned.test", "someone.else.test"])
+def test_https_to_the_pinned_address_checks_the_certificate_of_the_name(site: Any, bernd: int, tmp_path: Any,
+                                                                        served_name: str) -> None:
+    """Connected to 127.0.0.1 as checked, TLS still asks for (SNI) and verifies the hook's host name."""
+    import ssl
+
+    from ludothek.workers.channels import webhook_http
+
+    cert, key = certificate(tmp_path, served_name)
+    trust = ssl.create_default_context(cafile=cert)
+
+    def poster(target: Any, body: bytes, headers: Any, timeout: float, cap: int) -> webhook_http.Answer:
+        return webhook_http.post(target, body, headers, timeout, cap, ssl_context=trust)
+
+    site.webhooks.policy.resolve = lambda host, port: ["127.0.0.1"]
+    with running_receiver(tls=(cert, key)) as receiver:
+        hook = site.webhooks.add(bernd, receiver.url(host="hooks.pinned.test"))
+        outcome = WebhookChannel(site.webhooks, BASE, poster).deliver(delivery(hook.id, bernd), MESSAGE, NOW)
+        assert receiver.server_names == ["hooks.pinned.test"]
+        if served_name == "hooks.pinned.test":
+            assert isinstance(outcome, Sent)
+            assert receiver.received[0].headers["host"] == f"hooks.pinned.test:{receiver.port}"
+            assert receiver.received[0].signed_by(hook.secret)
+        else:  # a certificate for another name: refused, nothing sent
+            assert isinstance(outcome, Retry) and receiver.received == []
+            assert site.webhooks.hook(hook.id).last_status == "tls"

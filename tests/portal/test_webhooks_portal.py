@@ -191,11 +191,15 @@ def test_bad_input_on_the_page_is_refused_clearly_and_changes_nothing(db_url: st
         assert site_of(client).webhooks.hooks(1) == []
 
 
-def test_a_wrong_format_on_the_page_changes_nothing(client: TestClient, receiver: Receiver) -> None:
+def test_a_wrong_format_or_long_label_on_the_page_changes_nothing(client: TestClient, receiver: Receiver) -> None:
     csrf = page_login(client, "anna")
     r = client.post("/account/webhooks", data={"csrf": csrf, "url": receiver.url(), "format": "teams"})
     assert r.status_code == 400 and "The format is Ludothek JSON, Discord or Slack." in r.text
-    assert site_of(client).webhooks.hooks(1) == []
+    r = client.post("/account/webhooks", data={"csrf": csrf, "url": receiver.url(), "label": "x" * 81})
+    assert r.status_code == 400 and "A label has at most 80 characters." in r.text
+    r = client.post("/account/webhooks", data={"csrf": csrf, "url": receiver.url(), "label": "a\x00b"})
+    assert r.status_code == 400
+    assert site_of(client).webhooks.hooks(1) == [] and receiver.received == []
 
 
 def test_a_switched_off_hook_shows_why_and_can_be_switched_on(client: TestClient, receiver: Receiver) -> None:

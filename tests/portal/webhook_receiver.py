@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import ssl
 import threading
 import time
 from collections import deque
@@ -55,9 +56,12 @@ class Receiver:
         self.received: list[Received] = []
         self.lock = threading.Lock()
         self.port = 0
+        self.scheme = "http"
+        #: The server names TLS clients asked for (SNI).
+        self.server_names: list[str | None] = []
 
     def url(self, path: str = "/hook", host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def answer(self, *answers: Answer) -> None:
         with self.lock:
@@ -69,7 +73,8 @@ class Receiver:
 
 
 @contextmanager
-def running_receiver() -> Iterator[Receiver]:
+def running_receiver(tls: tuple[str, str] | None = None) -> Iterator[Receiver]:
+    """A receiver on a free loopback port; with ``tls`` (certificate and key files) it speaks HTTPS."""
     receiver = Receiver()
 
     class Handler(BaseHTTPRequestHandler):
@@ -101,6 +106,12 @@ def running_receiver() -> Iterator[Receiver]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        context.sni_callback = lambda sock, name, ctx: receiver.server_names.append(name)  # type: ignore[assignment]
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        receiver.scheme = "https"
     receiver.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -20,6 +20,7 @@ are secrets, and a third party's chat is no place for them).
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
@@ -131,7 +132,9 @@ class WebhookChannel:
                                  policy.timeout, policy.max_answer)
         except httpcore.TimeoutException:
             return Retry("the webhook did not answer in time"), "timeout"
-        except httpcore.ConnectError:
+        except httpcore.ConnectError as exc:
+            if isinstance(exc.__cause__ or exc.__context__, ssl.SSLError):  # httpcore wraps TLS failures
+                return Retry("the webhook's TLS certificate could not be verified"), "tls"
             return Retry("the webhook could not be reached"), "connect"
         except (httpcore.ProtocolError, httpcore.NetworkError, OSError) as exc:
             log.info("webhook %s: %s", hook.id, type(exc).__name__)
