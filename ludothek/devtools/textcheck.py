@@ -65,6 +65,9 @@ FAMILIES: dict[str, Family] = {
     "mail_turns_": Family(constants=("TURN_MODES",)),
     "rules_": Family(constants=("RULE_MODES",)),
     "left_": Family(keywords=("left_as",)),
+    "webhook_status_": Family(constants=("WEBHOOK_STATUSES",)),
+    "webhook_reason_": Family(constants=("WEBHOOK_REASONS",)),
+    "webhook_format_": Family(constants=("WEBHOOK_FORMATS",)),
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 

@@ -25,6 +25,7 @@ from starlette.responses import Response
 
 from ludothek.services import Site
 from ludothek.services.community.replaylimits import ReplayLimits, replay_gate
+from ludothek.services.webhooks import WebhookPolicy
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.channels.push import push_channel
 from ludothek.workers.clocks import ClockJob
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     site.lobby.max_open_games = settings.max_open_games
     site.play.default_grace = settings.handover_seconds
     site.lobby.lobby_per_creator = settings.lobby_per_creator
+    site.webhooks.policy = webhook_policy(settings)
     site.history.configure(
         ReplayLimits(settings.replay_max_entries, settings.replay_max_undos, settings.replay_cpu_seconds),
         replay_gate(settings.replay_concurrency, settings.replay_queue),
@@ -302,6 +304,13 @@ def _socket_cap(settings: Settings) -> int:
     """The most live sockets this process may hold now (its open-file limit less the reserves)."""
     return socket_cap(open_file_limit(), settings.fd_reserve_http, settings.fd_reserve_services,
                       settings.socket_cap)
+
+
+def webhook_policy(settings: Settings) -> WebhookPolicy:
+    """The webhook settings as the service and the channel take them."""
+    return WebhookPolicy(allow_loopback=settings.webhook_allow_loopback, max_per_user=settings.webhook_max_per_user,
+                         max_failures=max(1, settings.webhook_max_failures), timeout=settings.webhook_timeout,
+                         max_answer=settings.webhook_max_answer)
 
 
 def make_mail_job(settings: Settings, site: Site, links: MailLinks) -> MailJob:

@@ -73,13 +73,15 @@ DEFAULT_RULES: dict[str, str] = {
     "replay_visitor": "6/minute",
     # Test pushes from the account page (each goes to every device of the user at once).
     "push_test": "5/15minutes",
+    # A webhook's "send a test" per user: each is a request to the player's address, at once.
+    "webhook_test": "5/minute",
 }
 
 #: The translated refusal (``err_<key>`` in the catalogues) of a rule; others use ``err_too_many_attempts``.
 CODE_KEYS = {"move_user": "too_many_moves", "move_addr": "too_many_moves",
              "chat_user": "too_many_messages", "chat_addr": "too_many_messages",
              "replay_user": "too_many_replays", "replay_addr": "too_many_replays",
-             "replay_visitor": "too_many_replays"}
+             "replay_visitor": "too_many_replays", "webhook_test": "too_many_webhook_tests"}
 
 MESSAGES = {
     "register": "too many new accounts from your address; try again later",
@@ -96,6 +98,7 @@ MESSAGES = {
     "replay_addr": "many records were replayed from your address in a short time; wait {seconds} seconds",
     "replay_visitor": "many records were replayed from your address; wait {seconds} seconds or log in",
     "push_test": "at most 5 test notifications in 15 minutes; wait {seconds} seconds",
+    "webhook_test": "at most 5 webhook tests a minute; wait {seconds} seconds",
 }
 
 

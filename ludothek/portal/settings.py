@@ -126,6 +126,15 @@ class Settings:
     db_threads: int = DB_THREADS
     #: One log line per request (``LUDOTHEK_ACCESS_LOG=off`` switches it off).
     access_log: bool = True
+    #: Webhooks (`ludothek.services.webhooks`, docs/notifications.md): allow ``http://`` and loopback
+    #: addresses (``LUDOTHEK_WEBHOOK_ALLOW_LOOPBACK=1``: tests with a receiver on this machine only; private,
+    #: link-local and other inside addresses stay refused), hooks per user, failed attempts in a row
+    #: before a hook is switched off, seconds one delivery may take in all, and bytes of an answer read.
+    webhook_allow_loopback: bool = False
+    webhook_max_per_user: int = 5
+    webhook_max_failures: int = 10
+    webhook_timeout: float = 5.0
+    webhook_max_answer: int = 16 * 1024
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
@@ -156,6 +165,10 @@ class Settings:
             socket_cap=int(os.environ.get("LUDOTHEK_SOCKET_CAP", "0")),
             fd_reserve_http=int(os.environ.get("LUDOTHEK_FD_RESERVE_HTTP", "256")),
             fd_reserve_services=int(os.environ.get("LUDOTHEK_FD_RESERVE_SERVICES", "128")),
+            webhook_allow_loopback=os.environ.get("LUDOTHEK_WEBHOOK_ALLOW_LOOPBACK") == "1",
+            webhook_max_per_user=int(os.environ.get("LUDOTHEK_WEBHOOK_MAX_PER_USER", "5")),
+            webhook_max_failures=int(os.environ.get("LUDOTHEK_WEBHOOK_MAX_FAILURES", "10")),
+            webhook_timeout=float(os.environ.get("LUDOTHEK_WEBHOOK_TIMEOUT", "5")),
         )
 
 

@@ -22,6 +22,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``push``           `Push`: the browsers that receive Web Push, the site's VAPID keys
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
+``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -54,6 +55,7 @@ from .play import Play
 from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache
 from .sessions import Sessions
+from .webhooks import Webhooks
 
 
 class Site:
@@ -83,3 +85,4 @@ class Site:
         self.push = Push(self.db)
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
+        self.webhooks = Webhooks(self.db)

@@ -456,4 +456,31 @@ class VapidKeyRow(Base):
     private_key: Mapped[str] = mapped_column(Text)
     #: The uncompressed public point, base64url: the browsers' ``applicationServerKey``.
     public_key: Mapped[str] = mapped_column(String(100))
+# ----------------------------------------------------------------------------- webhooks (issue 30)
+class Webhook(Base):
+    """A player's own HTTPS endpoint for their notifications (`ludothek.services.webhooks`).
+
+    ``secret`` signs every body (HMAC-SHA256); it is kept in the clear because signing needs it,
+    and only its owner sees it.  ``failures`` counts failed attempts in a row; at the site's limit
+    the hook is switched off (``enabled`` false, ``disabled_at`` and ``disabled_reason`` set) until
+    its owner switches it on again.
+    """
+
+    __tablename__ = "webhooks"
+    __table_args__ = {"sqlite_autoincrement": True}
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(Text)
+    #: ``generic`` (Ludothek's JSON), ``discord`` or ``slack`` (their incoming-webhook bodies).
+    format: Mapped[str] = mapped_column(String(8), default="generic")
+    label: Mapped[str] = mapped_column(String(80), default="")
+    secret: Mapped[str] = mapped_column(String(64))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The last attempt's status code when it was switched off (``http 500``, ``timeout`` ...).
+    disabled_reason: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    last_delivery_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: How the last attempt went: ``ok 204``, ``http 404``, ``timeout``, ``address private`` ...
+    last_status: Mapped[str | None] = mapped_column(String(80), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -11,7 +11,21 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from ..contract import mount_api
-from . import accounts, admin, chat, clocks, community, friends, help, lobby, notify, operations, play, push
+from . import (
+    accounts,
+    admin,
+    chat,
+    clocks,
+    community,
+    friends,
+    help,
+    lobby,
+    notify,
+    operations,
+    play,
+    push,
+    webhooks,
+)
 
 
 def mount(app: FastAPI) -> None:
@@ -22,7 +36,7 @@ def mount(app: FastAPI) -> None:
     operator's routes last, as they are rare.
     """
     mount_api(app, accounts.api, lobby.api, play.api, clocks.api, notify.api, community.api, chat.api,
-              friends.api, admin.api, push.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
+              friends.api, admin.api, push.api, webhooks.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(help.pages)  # before the other pages: /games/<kind> must not meet /games/{game_id}
     app.include_router(community.pages)
     app.include_router(lobby.pages)
@@ -31,6 +45,7 @@ def mount(app: FastAPI) -> None:
     app.include_router(clocks.pages)
     app.include_router(notify.pages)
     app.include_router(push.pages)  # /sw.js, /manifest.webmanifest, /offline, the account page's push forms
+    app.include_router(webhooks.pages)
     app.include_router(chat.pages)
     app.include_router(friends.pages)
     app.include_router(admin.pages)

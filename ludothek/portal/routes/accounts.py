@@ -42,6 +42,7 @@ from ..hardening import local_path
 from ..jsonroute import BoundedRoute
 from ..pushview import push_section
 from ..render import message_of, redirect, render
+from ..webhook_view import hook_views
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 api = APIRouter(route_class=BoundedRoute, tags=["api"])
@@ -160,9 +161,12 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
     site = portal_of(request).site
     used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
     vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
+    prefs = site.notify.prefs(user.id)
     return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
                   sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
-                  vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id),
+                  vacations=vacations, email=site.notify.email_of(user.id), prefs=prefs,
+                  webhooks=hook_views(site.webhooks.hooks(user.id), user.lang, prefs.timezone),
+                  webhook_limit=site.webhooks.policy.max_per_user,
                   grace=site.play.grace_setting(user.id), grace_choices=GRACE_CHOICES,
                   default_grace=site.play.default_grace, **push_section(request, user), **ctx)
 
