@@ -456,6 +456,9 @@ class VapidKeyRow(Base):
     private_key: Mapped[str] = mapped_column(Text)
     #: The uncompressed public point, base64url: the browsers' ``applicationServerKey``.
     public_key: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 # ----------------------------------------------------------------------------- webhooks (issue 30)
 class Webhook(Base):
     """A player's own HTTPS endpoint for their notifications (`ludothek.services.webhooks`).
