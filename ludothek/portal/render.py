@@ -7,6 +7,7 @@ Imports no route module: what the base context needs (how many games wait for th
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,6 +21,7 @@ from ludothek.services.lobby import BOT_LEVELS, PORTAL_BOTS
 from ludothek.storage import StoreError, UserInfo
 from ludothek.texts import pick as pick_text
 from ludothek.texts import t, tn
+from ludothek.texts.dates import Part, local_when
 
 from .deps import lang_of, portal_of, save_session, session_of
 from .hardening import local_path
@@ -47,11 +49,24 @@ def bot_level(seat: Any, lang: str) -> str:
     return f" ({t('bot_level_' + bot, lang)})"
 
 
-def format_day(when: Any, lang: str) -> str:
-    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"."""
+def format_day(when: Any, lang: str, timezone: str | None = None) -> str:
+    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"; a moment's day in ``timezone``."""
     from babel.dates import format_date
 
+    if isinstance(when, datetime):
+        return local_when(when, lang, timezone, "date")
     return str(format_date(when, format="medium", locale=lang))
+
+
+def reader_timezone(request: Request, user: UserInfo | None) -> str:
+    """The time zone the reader chose (their mail settings' zone; UTC for visitors), once per request."""
+    if user is None:
+        return "UTC"
+    cached = getattr(request.state, "timezone", None)
+    if cached is None:
+        cached = portal_of(request).site.notify.prefs(user.id).timezone
+        request.state.timezone = cached
+    return str(cached)
 
 
 def format_decimal_1(value: float, lang: str) -> str:
@@ -120,13 +135,24 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "here": path_without_lang(request),
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
-        "fmt_date": lambda when: format_day(when, lang),
+        # Every moment a person reads: in their language and time zone (`ludothek.texts.dates`).
+        "fmt_date": lambda when: format_day(when, lang, reader_timezone(request, user)),
+        "fmt_when": lambda when, part="datetime": moment_text(request, user, when, part),
+        "fmt_time": lambda when: moment_text(request, user, when, "time"),
+        "reader_tz": lambda: reader_timezone(request, user),
         "fmt_decimal": lambda value: format_decimal_1(value, lang),
         "pick": lambda texts: pick_text(texts, lang),
         # boards' counted words: plural(n, "{n} Gleis", "{n} Gleise") by the language's CLDR rule
         "plural": lambda n, one, other: plural(int(n), lang, one, other),
         "waiting": waiting_count(request, user),
     }
+
+
+def moment_text(request: Request, user: UserInfo | None, when: datetime | None, part: Part = "datetime") -> str:
+    """``when`` as the request's reader reads it (empty for no moment)."""
+    if when is None:
+        return ""
+    return local_when(when, lang_of(request, user), reader_timezone(request, user), part)
 
 
 def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:

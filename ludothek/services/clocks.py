@@ -289,7 +289,9 @@ class Clocks:
                 banks = dict(conn.execute(
                     select(SeatRow.seat, SeatRow.bank_seconds).where(SeatRow.game_id == info.id)
                 ).all())
-        away = self.away_until([s.user_id for s in info.seats if s.user_id is not None and s.kind == "player"], now)
+        # A vacation pauses clocks: a game without one has nothing to pause, so nobody is shown away there.
+        away = self.away_until([s.user_id for s in info.seats if s.user_id is not None and s.kind == "player"],
+                               now) if info.clock is not None else {}
         seats = []
         for s in info.seats:
             remaining: float | None = None

@@ -20,6 +20,7 @@ from ludothek.services import Site
 from ludothek.services.outbox import QueuedMail
 from ludothek.storage import GameInfo, NotFound
 from ludothek.texts import pick, t, tn
+from ludothek.texts.dates import local_when
 
 from .mail_links import MailLinks
 
@@ -178,7 +179,7 @@ class Composer:
         prefs = self.site.notify.prefs(user_id)
         try:
             deadline = datetime.fromisoformat(str(mail.payload.get("deadline")))
-            when = local_now(deadline, prefs.timezone).strftime("%Y-%m-%d %H:%M")
+            when = local_when(deadline, lang, prefs.timezone)
         except ValueError:
             when = "?"
         title = pick(eng.load(info.game).title, lang)

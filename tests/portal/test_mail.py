@@ -586,7 +586,8 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     send(client)
     (mail,) = sink.take()
     assert mail.subject == f"Pig #{gid}: your time runs out soon"
-    assert f"{deadline} 12:00" in mail.text()  # in the recipient's time zone
+    # in the recipient's language and time zone (issue 30, item 8)
+    assert f"Mar 1, {deadline[:4]}, 12:00\u202fPM" in mail.text()
     assert mail.msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert [r["status"] for r in site.outbox.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
 

@@ -158,7 +158,7 @@ def confirm_password_braked(request: Request, user: UserInfo, password: str | No
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
     site = portal_of(request).site
     used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
-    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
+    vacations = site.clocks.vacations(user.id)
     return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
                   sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
                   vacations=vacations, email=site.notify.email_of(user.id), prefs=site.notify.prefs(user.id),
