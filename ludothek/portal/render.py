@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse
@@ -124,6 +124,19 @@ def path_without_lang(request: Request) -> str:
     return f"{request.url.path}?{query}" if query else request.url.path
 
 
+#: Pages that never ask to be come back to after logging in.
+NO_WAY_BACK = ("/", "/login", "/register", "/logout", "/guest")
+
+
+def back_query(request: Request) -> str:
+    """``?next=<this page>`` for the login and registration links, so that logging in comes back here
+    (issue 30, item 7); empty where there is nothing to come back to."""
+    path = request.url.path
+    if request.method != "GET" or path in NO_WAY_BACK or path.startswith("/password-reset"):
+        return ""
+    return "?" + urlencode({"next": path_without_lang(request)}, quote_via=quote)
+
+
 def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
     lang = lang_of(request, user)
     return {
@@ -133,6 +146,7 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "csrf": session_of(request).csrf,
         "path": request.url.path,
         "here": path_without_lang(request),
+        "back_query": back_query(request),
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
         # Every moment a person reads: in their language and time zone (`ludothek.texts.dates`).
@@ -183,6 +197,9 @@ def error_page(
     request: Request, exc: StoreError, headers: dict[str, str] | None, status: int | None = None
 ) -> Response:
     user = getattr(request.state, "user", None)
+    if exc.params.get("code_key") == "login_needed" and request.method == "GET" and user is None:
+        # A page for logged-in people, opened logged out: log in, then come back here (issue 30, item 7).
+        return redirect(request, "/login" + back_query(request))
     lang = lang_of(request, user)
     response = render(request, "error.html", user, status=status or exc.status, message=message_of(exc, lang))
     if headers:

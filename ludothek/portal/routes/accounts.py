@@ -47,18 +47,33 @@ api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- pages
+#: Where the login, registration and guest forms send the browser afterwards (a path on this site).
+NextField = Annotated[str, Form(max_length=2000)]
+
+
+def return_path(target: str | None) -> str:
+    """The page to come back to after logging in: ``target`` if it is a path on this site, else ``/``.
+
+    Never the login pages themselves (a loop), and never anything `local_path` refuses (another
+    host, a scheme, backslashes, control characters).
+    """
+    path = local_path(target or "/")
+    return "/" if path.split("?", 1)[0] in ("/login", "/register", "/logout", "/guest") else path
+
+
 @pages.get("/login", response_class=HTMLResponse)
-def login_form(request: Request) -> Response:
-    return render(request, "login.html", current_user(request), mode="login")
+def login_form(request: Request, next: str = "/") -> Response:
+    return render(request, "login.html", current_user(request), mode="login", next=return_path(next))
 
 
 @pages.get("/register", response_class=HTMLResponse)
-def register_form(request: Request) -> Response:
-    return render(request, "login.html", current_user(request), mode="register")
+def register_form(request: Request, next: str = "/") -> Response:
+    return render(request, "login.html", current_user(request), mode="register", next=return_path(next))
 
 
 @pages.post("/login")
-def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()],
+          next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     address = client_address(request)
@@ -69,16 +84,17 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
-                          error=message_of(exc, lang_of(request)))
+                          error=message_of(exc, lang_of(request)), next=return_path(next))
         if status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
     portal.throttle.succeeded(name, address)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/register", name="register")
-def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()],
+                    next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     site = portal.site
@@ -88,19 +104,19 @@ def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form
         user = site.accounts.register(name, password, lang)
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
-                      error=message_of(exc, lang))
+                      error=message_of(exc, lang), next=return_path(next))
     log_in(request, user)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/guest", name="guest")
-def guest_form(request: Request, csrf: CsrfField) -> Response:
+def guest_form(request: Request, csrf: CsrfField, next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     portal.limits.hit("guest", client_address(request))
     user = portal.site.accounts.create_guest(lang_of(request))
     log_in(request, user)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/logout")
