@@ -187,6 +187,25 @@ def redirect(request: Request, url: str) -> Response:
     return save_session(request, response)
 
 
+def redirect_with_notice(request: Request, url: str, key: str, **params: Any) -> Response:
+    """POST-redirect-GET: see ``url``, which shows the text ``key`` once (a reload sends nothing again)."""
+    session = session_of(request)
+    session.flash = (key, {k: str(v) for k, v in params.items()})
+    session.dirty = True
+    return redirect(request, url)
+
+
+def take_notice(request: Request, lang: str) -> str | None:
+    """The message a redirect left for this page (`redirect_with_notice`), once."""
+    session = session_of(request)
+    if session.flash is None:
+        return None
+    key, params = session.flash
+    session.flash = None
+    session.dirty = True
+    return t(key, lang, **params)
+
+
 def message_of(exc: StoreError, lang: str) -> str:
     key = exc.params.get("code_key") or exc.code
     text = t(f"err_{key}", lang, **exc.params)

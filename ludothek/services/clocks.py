@@ -28,7 +28,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 
 from ludothek.storage.blocks import lock_users
 from ludothek.storage.database import Database
@@ -277,6 +277,41 @@ class Clocks:
                     .values(deadline=deadline + (ends - begin))
                 )
         return starts, ends
+
+    def end_vacation(self, user: UserInfo, now: datetime | None = None) -> tuple[datetime, datetime]:
+        """End the user's vacation now (or call off the next coming one); ``(starts, new end)``.
+
+        The clocks it paused get back only what was not taken: a deadline it pushed on (every such
+        deadline lies at or after the vacation's end, see `paused_deadline`) moves back by the part
+        of the absence that no longer happens.  The days not taken count as never declared.
+        `Conflict` (``no_vacation``) when there is none to end; nothing changes then.
+        """
+        now = now or utcnow()
+        with self.db.engine.begin() as conn:
+            lock_users(conn, [user.id])  # as `declare_vacation`: one change of the user's absences at a time
+            row = conn.execute(
+                select(Vacation.id, Vacation.starts, Vacation.ends)
+                .where(Vacation.user_id == user.id, Vacation.ends > now).order_by(Vacation.starts).limit(1)
+            ).first()
+            if row is None:
+                raise Conflict("you are not on vacation and have none coming", code_key="no_vacation")
+            starts, old_end = _aware(row.starts), _aware(row.ends)
+            new_end = max(now, starts)
+            if new_end <= starts:
+                conn.execute(delete(Vacation).where(Vacation.id == row.id))
+            else:
+                conn.execute(update(Vacation).where(Vacation.id == row.id).values(ends=new_end))
+            cut = old_end - new_end
+            waiting = conn.execute(
+                select(GameRow.id, GameRow.deadline)
+                .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", GameRow.deadline.is_not(None), SeatRow.user_id == user.id,
+                       SeatRow.kind == "player", GameRow.deadline >= old_end)
+            ).all()
+            for gid, deadline in waiting:
+                conn.execute(update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline)
+                             .values(deadline=aware(deadline) - cut))
+        return starts, new_end
 
     def clock_view(self, info: GameInfo, now: datetime | None = None) -> dict[str, Any] | None:
         """What the board and the API show of the clocks: public to everyone at the table."""

@@ -200,7 +200,7 @@ class Composer:
             return Skip("no game is waiting")
         subject = t("mail_digest_subject_one", lang) if len(items) == 1 else tn(
             "mail_digest_subject_many", len(items), lang)
-        return Parts(subject, [t("mail_digest_body", lang)], items=items)
+        return Parts(subject, [tn("mail_digest_body", len(items), lang)], items=items)
 
     def _invite(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
         info = self._game(mail.game_id)

@@ -191,3 +191,27 @@ def test_the_api_keeps_iso_moments(client: TestClient) -> None:
     r = client.post("/api/vacation", json={"days": 1}, headers=h)
     absence = r.json()["absences"][0]
     assert datetime.fromisoformat(absence["starts"]).tzinfo is not None
+
+
+def test_the_digest_of_one_game_says_this_game(client: TestClient, smtp: tuple[Sink, int]) -> None:
+    """Issue 30, item 10: the digest's sentence takes the plural form of its count ("in diesem Spiel")."""
+    sink = smtp[0]
+    ann, bob = api_user(client, "ann"), api_user(client, "bob")
+    site = site_of(client)
+    for name, h in (("ann", ann), ("bob", bob)):
+        r = client.post("/api/me/email", json={"address": f"{name}@example.org", "password": "password-" + name},
+                        headers=h)
+        assert r.status_code == 202, r.text
+    client.app.state.mail_job.run_once(utcnow())  # type: ignore[attr-defined]
+    for m in sink.take():
+        assert client.get(m.link("/mail/verify/")).status_code == 200
+    for h in (ann, bob):
+        client.put("/api/me/notifications", json={"turns": "digest", "digest_hour": 9, "timezone": BERLIN}, headers=h)
+        site.accounts.set_lang(client.get("/api/me", headers=h).json()["id"], "de")
+    gid = client.post("/api/games", json={"game": "toypig", "players": 2}, headers=ann).json()["id"]
+    assert client.post(f"/api/games/{gid}/join", headers=bob).status_code == 200
+    day = next_year(1, 15, 8, 10)  # 09:10 in Berlin
+    client.app.state.mail_job.run_once(day)  # type: ignore[attr-defined]
+    (digest,) = sink.take()
+    assert digest.subject == "1 Spiel wartet auf dich"
+    assert "in diesem Spiel bist du am Zug:" in digest.text(), digest.text()

@@ -40,7 +40,7 @@ from ..deps import (
 )
 from ..hardening import local_path
 from ..jsonroute import BoundedRoute
-from ..render import message_of, redirect, render
+from ..render import message_of, redirect, redirect_with_notice, render, take_notice
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 api = APIRouter(route_class=BoundedRoute, tags=["api"])
@@ -184,7 +184,9 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
 
 @pages.get("/account", response_class=HTMLResponse)
 def account(request: Request) -> Response:
-    return account_page(request, need_user(request))
+    user = need_user(request)
+    notice = take_notice(request, user.lang)  # left by a form's redirect (POST-redirect-GET)
+    return account_page(request, user, **({"notice": notice} if notice else {}))
 
 
 @pages.post("/account/convert")
@@ -221,7 +223,10 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
         token = portal_of(request).site.sessions.create_token(user.id, label, days)
     except StoreError as exc:
         return refused_page(request, user, exc)
-    return account_page(request, user, new_token=token)
+    # The token is shown this once, so this page is the POST's answer (never a cookie or an address
+    # holding the token); the page swaps its address for /account in the history (ludothek.js), so
+    # that a reload asks for nothing again.
+    return account_page(request, user, new_token=token, replace_url="/account")
 
 
 @pages.post("/account/tokens/{token_id}/revoke", name="revoke_token")
@@ -249,7 +254,7 @@ def change_password_form(request: Request, csrf: CsrfField, current: Annotated[s
         if exc.status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
-    return account_page(request, user, notice=t("password_changed", user.lang))
+    return redirect_with_notice(request, "/account", "password_changed")
 
 
 @pages.post("/account/logout-everywhere", name="logout_everywhere")
@@ -347,7 +352,7 @@ def set_play_settings(request: Request, csrf: CsrfField, handover_seconds: Annot
         portal_of(request).site.play.set_grace(user.id, seconds)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
-    return account_page(request, user, notice=t("handover_saved", user.lang))
+    return redirect_with_notice(request, "/account", "handover_saved")
 
 
 def token_json(t: TokenInfo) -> dict[str, Any]:

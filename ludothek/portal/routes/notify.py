@@ -43,7 +43,7 @@ from ..deps import (
 from ..gameview import game_summary
 from ..jsonroute import BoundedRoute
 from ..live.sockets import relay
-from ..render import message_of, redirect, render
+from ..render import message_of, redirect, redirect_with_notice, render
 from .accounts import account_page, confirm_password_braked
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -78,7 +78,7 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
             response.headers["Retry-After"] = str(exc.params.get("seconds", 3600))
         return response
     wake_sender(request)
-    return account_page(request, user, notice=t("mail_verify_sent", user.lang, address=address))
+    return redirect_with_notice(request, "/account", "mail_verify_sent", address=address)
 
 
 @pages.post("/account/email/remove")
@@ -114,7 +114,7 @@ def set_notifications(
                                            invites=bool(invites), ended=bool(ended))
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
-    return account_page(request, user, notice=t("mail_prefs_saved", user.lang))
+    return redirect_with_notice(request, "/account", "mail_prefs_saved")
 
 
 
