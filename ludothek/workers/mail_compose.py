@@ -108,8 +108,11 @@ class Composer:
             gen = self.site.accounts.generation(user_id)
         elif gen != self.site.accounts.generation(user_id) or mail.payload.get("address") != to:
             return Skip("the password or address changed since the reset was asked for")
+        reset = self.site.notify.reset_generation(user_id)
+        if mail.payload.get("reset", reset) != reset:  # (queued before issue 30: bound to now)
+            return Skip("a newer reset link was asked for since")
         return Parts(t("mail_reset_subject", lang), [t("mail_reset_body", lang)],
-                     (t("mail_reset_link", lang), self.links.url("reset", user_id, g=gen, a=to)))
+                     (t("mail_reset_link", lang), self.links.url("reset", user_id, g=gen, a=to, r=reset)))
 
     def _email_changed(self, mail: QueuedMail, user_id: int, name: str, lang: str,
                        now: datetime) -> EmailMessage | Skip:

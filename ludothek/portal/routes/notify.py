@@ -227,8 +227,11 @@ def reset_ask(request: Request, csrf: CsrfField, who: Annotated[str, Form()]) ->
 
 @pages.get("/password-reset/{token}", response_class=HTMLResponse)
 def reset_link(request: Request, token: str) -> Response:
+    """The form, only for a link that can still work: a used, stale or replaced one says so at once."""
     try:
-        links_of(request).check(token, "reset")
+        data = links_of(request).check(token, "reset")
+        portal_of(request).site.notify.check_reset_link(data["u"], data["n"], data.get("g"), data.get("a"),
+                                                        data.get("r"))
     except StoreError as exc:
         return refused_link(request, exc)
     return render(request, "password_reset.html", current_user(request), mode="set", token=token)
@@ -243,7 +246,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
     except StoreError as exc:
         return refused_link(request, exc)
     try:
-        site.notify.reset_password(data["u"], data["n"], password, data.get("g"), data.get("a"))
+        site.notify.reset_password(data["u"], data["n"], password, data.get("g"), data.get("a"), data.get("r"))
     except LinkRefused as exc:
         return refused_link(request, exc)
     except StoreError as exc:
@@ -363,7 +366,8 @@ def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
           summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
 def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     data = links_of(request).check(body.token, "reset")
-    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password, data.get("g"), data.get("a"))
+    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password, data.get("g"), data.get("a"),
+                                                  data.get("r"))
     return Response(status_code=204)
 
 
