@@ -309,8 +309,10 @@ class Clocks:
                        SeatRow.kind == "player", GameRow.deadline >= old_end)
             ).all()
             for gid, deadline in waiting:
+                deadline = aware(deadline)
+                assert deadline is not None  # the query asks for one
                 conn.execute(update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline)
-                             .values(deadline=aware(deadline) - cut))
+                             .values(deadline=deadline - cut))
         return starts, new_end
 
     def clock_view(self, info: GameInfo, now: datetime | None = None) -> dict[str, Any] | None:

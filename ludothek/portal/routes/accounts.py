@@ -18,7 +18,6 @@ from ludothek.services.handover import GRACE_CHOICES
 from ludothek.services.sessions import TokenInfo
 from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
-from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import Credentials, PasswordChange, PasswordConfirm, PlaySettingsIn, Registration
@@ -185,8 +184,8 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
 @pages.get("/account", response_class=HTMLResponse)
 def account(request: Request) -> Response:
     user = need_user(request)
-    notice = take_notice(request, user.lang)  # left by a form's redirect (POST-redirect-GET)
-    return account_page(request, user, **({"notice": notice} if notice else {}))
+    # The message a form's redirect left (POST-redirect-GET), shown once.
+    return account_page(request, user, notice=take_notice(request, user.lang))
 
 
 @pages.post("/account/convert")
