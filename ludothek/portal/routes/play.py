@@ -52,9 +52,10 @@ api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- the game page
-def clock_by_seat(view: dict[str, Any] | None, lang: str, timezone: str = "UTC") -> dict[int, dict[str, str]]:
+def clock_by_seat(view: dict[str, Any] | None, lang: str,
+                  timezone: Callable[[], str] = lambda: "UTC") -> dict[int, dict[str, str]]:
     """Each seat's clock line for the board: time left, why it stands still (until when, in the reader's
-    time zone), or who plays on."""
+    time zone, asked for only when someone is away), or who plays on."""
     out: dict[int, dict[str, str]] = {}
     for s in (view or {}).get("seats", []):
         line: dict[str, str] = {}
@@ -62,7 +63,7 @@ def clock_by_seat(view: dict[str, Any] | None, lang: str, timezone: str = "UTC")
             line["left"] = t("clock_left", lang, time=duration_text(s["remaining_seconds"], lang))
         if s["away_until"]:
             away = datetime.fromisoformat(s["away_until"])
-            line["away"] = t("away_until", lang, when=local_when(away, lang, timezone))
+            line["away"] = t("away_until", lang, when=local_when(away, lang, timezone()))
         if s["left"]:
             line["gone"] = t(f"left_{s['left']}", lang)
         out[s["seat"]] = line
@@ -84,7 +85,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "board_template": _board_template(portal.templates, game.id),
             "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
             "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
-            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang, reader_timezone(request, user)),
+            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang, lambda: reader_timezone(request, user)),
             "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
             **chat,
