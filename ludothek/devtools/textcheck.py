@@ -42,6 +42,9 @@ ROOT = Path(ludothek.__file__).parent
 
 #: The functions that take a text key first: `t`/`tn` in Python, `tr`/`trn` (and `t`/`tn`) in templates.
 TEXT_FUNCTIONS = ("t", "tn", "tr", "trn")
+#: Functions that take a text key further along their arguments: name -> the key's position
+#: (``redirect_with_notice(request, "/account", "mail_prefs_saved")`` shows it on the next page).
+KEY_ARGUMENT_FUNCTIONS = {"redirect_with_notice": 2}
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,8 @@ def scan_python(source: str, place: str, usage: Usage) -> None:
                     usage.keywords.setdefault(kw.arg, set()).add(kw.value.value)
             if isinstance(node.func, ast.Name) and node.func.id in TEXT_FUNCTIONS and node.args:
                 _scan_key_argument(node.args[0], at, usage)
+            elif isinstance(node.func, ast.Name) and len(node.args) > KEY_ARGUMENT_FUNCTIONS.get(node.func.id, 99):
+                _scan_key_argument(node.args[KEY_ARGUMENT_FUNCTIONS[node.func.id]], at, usage)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             for target in node.targets:  # params["code_key"] = "chat_rate"
                 if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)

@@ -7,8 +7,9 @@ Imports no route module: what the base context needs (how many games wait for th
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse
@@ -20,6 +21,7 @@ from ludothek.services.lobby import BOT_LEVELS, PORTAL_BOTS
 from ludothek.storage import StoreError, UserInfo
 from ludothek.texts import pick as pick_text
 from ludothek.texts import t, tn
+from ludothek.texts.dates import Part, local_when
 
 from .deps import lang_of, portal_of, save_session, session_of
 from .hardening import local_path
@@ -47,11 +49,24 @@ def bot_level(seat: Any, lang: str) -> str:
     return f" ({t('bot_level_' + bot, lang)})"
 
 
-def format_day(when: Any, lang: str) -> str:
-    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"."""
+def format_day(when: Any, lang: str, timezone: str | None = None) -> str:
+    """A day as people of ``lang`` write it (Babel): "24.11.2026", "Nov 24, 2026"; a moment's day in ``timezone``."""
     from babel.dates import format_date
 
+    if isinstance(when, datetime):
+        return local_when(when, lang, timezone, "date")
     return str(format_date(when, format="medium", locale=lang))
+
+
+def reader_timezone(request: Request, user: UserInfo | None) -> str:
+    """The time zone the reader chose (their mail settings' zone; UTC for visitors), once per request."""
+    if user is None:
+        return "UTC"
+    cached = getattr(request.state, "timezone", None)
+    if cached is None:
+        cached = portal_of(request).site.notify.prefs(user.id).timezone
+        request.state.timezone = cached
+    return str(cached)
 
 
 def format_decimal_1(value: float, lang: str) -> str:
@@ -109,6 +124,19 @@ def path_without_lang(request: Request) -> str:
     return f"{request.url.path}?{query}" if query else request.url.path
 
 
+#: Pages that never ask to be come back to after logging in.
+NO_WAY_BACK = ("/", "/login", "/register", "/logout", "/guest")
+
+
+def back_query(request: Request) -> str:
+    """``?next=<this page>`` for the login and registration links, so that logging in comes back here
+    (issue 30, item 7); empty where there is nothing to come back to."""
+    path = request.url.path
+    if request.method != "GET" or path in NO_WAY_BACK or path.startswith("/password-reset"):
+        return ""
+    return "?" + urlencode({"next": path_without_lang(request)}, quote_via=quote)
+
+
 def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
     lang = lang_of(request, user)
     return {
@@ -118,15 +146,27 @@ def base_context(request: Request, user: UserInfo | None) -> dict[str, Any]:
         "csrf": session_of(request).csrf,
         "path": request.url.path,
         "here": path_without_lang(request),
+        "back_query": back_query(request),
         "tr": lambda key, **kw: t(key, lang, **kw),
         "trn": lambda key, n, **kw: tn(key, n, lang, **kw),
-        "fmt_date": lambda when: format_day(when, lang),
+        # Every moment a person reads: in their language and time zone (`ludothek.texts.dates`).
+        "fmt_date": lambda when: format_day(when, lang, reader_timezone(request, user)),
+        "fmt_when": lambda when, part="datetime": moment_text(request, user, when, part),
+        "fmt_time": lambda when: moment_text(request, user, when, "time"),
+        "reader_tz": lambda: reader_timezone(request, user),
         "fmt_decimal": lambda value: format_decimal_1(value, lang),
         "pick": lambda texts: pick_text(texts, lang),
         # boards' counted words: plural(n, "{n} Gleis", "{n} Gleise") by the language's CLDR rule
         "plural": lambda n, one, other: plural(int(n), lang, one, other),
         "waiting": waiting_count(request, user),
     }
+
+
+def moment_text(request: Request, user: UserInfo | None, when: datetime | None, part: Part = "datetime") -> str:
+    """``when`` as the request's reader reads it (empty for no moment)."""
+    if when is None:
+        return ""
+    return local_when(when, lang_of(request, user), reader_timezone(request, user), part)
 
 
 def render(request: Request, template: str, user: UserInfo | None, status: int = 200, **ctx: Any) -> Response:
@@ -147,6 +187,25 @@ def redirect(request: Request, url: str) -> Response:
     return save_session(request, response)
 
 
+def redirect_with_notice(request: Request, url: str, key: str, **params: Any) -> Response:
+    """POST-redirect-GET: see ``url``, which shows the text ``key`` once (a reload sends nothing again)."""
+    session = session_of(request)
+    session.flash = (key, {k: str(v) for k, v in params.items()})
+    session.dirty = True
+    return redirect(request, url)
+
+
+def take_notice(request: Request, lang: str) -> str | None:
+    """The message a redirect left for this page (`redirect_with_notice`), once."""
+    session = session_of(request)
+    if session.flash is None:
+        return None
+    key, params = session.flash
+    session.flash = None
+    session.dirty = True
+    return t(key, lang, **params)
+
+
 def message_of(exc: StoreError, lang: str) -> str:
     key = exc.params.get("code_key") or exc.code
     text = t(f"err_{key}", lang, **exc.params)
@@ -157,6 +216,9 @@ def error_page(
     request: Request, exc: StoreError, headers: dict[str, str] | None, status: int | None = None
 ) -> Response:
     user = getattr(request.state, "user", None)
+    if exc.params.get("code_key") == "login_needed" and request.method == "GET" and user is None:
+        # A page for logged-in people, opened logged out: log in, then come back here (issue 30, item 7).
+        return redirect(request, "/login" + back_query(request))
     lang = lang_of(request, user)
     response = render(request, "error.html", user, status=status or exc.status, message=message_of(exc, lang))
     if headers:

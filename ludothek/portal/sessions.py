@@ -42,9 +42,14 @@ class Session:
     csrf: str = field(default_factory=new_csrf)
     lang: str | None = None
     dirty: bool = False
+    #: A message for the next page (POST-redirect-GET): a text key and its parameters, shown once.
+    flash: tuple[str, dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"sid": self.sid, "csrf": self.csrf, "lang": self.lang}
+        data: dict[str, Any] = {"sid": self.sid, "csrf": self.csrf, "lang": self.lang}
+        if self.flash is not None:
+            data["flash"] = [self.flash[0], self.flash[1]]
+        return data
 
 
 class SessionCodec:
@@ -63,10 +68,13 @@ class SessionCodec:
                 if isinstance(data, dict) and isinstance(data.get("csrf"), str):
                     sid = data.get("sid")
                     lang = data.get("lang")
+                    flash = data.get("flash")
                     return Session(
                         sid=sid if isinstance(sid, str) and sid else None,
                         csrf=data["csrf"],
                         lang=lang if lang in ("de", "en") else None,
+                        flash=(flash[0], flash[1]) if isinstance(flash, list) and len(flash) == 2
+                        and isinstance(flash[0], str) and isinstance(flash[1], dict) else None,
                     )
             except BadSignature:
                 pass

@@ -28,7 +28,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 
 from ludothek.storage.blocks import lock_users
 from ludothek.storage.database import Database
@@ -278,6 +278,43 @@ class Clocks:
                 )
         return starts, ends
 
+    def end_vacation(self, user: UserInfo, now: datetime | None = None) -> tuple[datetime, datetime]:
+        """End the user's vacation now (or call off the next coming one); ``(starts, new end)``.
+
+        The clocks it paused get back only what was not taken: a deadline it pushed on (every such
+        deadline lies at or after the vacation's end, see `paused_deadline`) moves back by the part
+        of the absence that no longer happens.  The days not taken count as never declared.
+        `Conflict` (``no_vacation``) when there is none to end; nothing changes then.
+        """
+        now = now or utcnow()
+        with self.db.engine.begin() as conn:
+            lock_users(conn, [user.id])  # as `declare_vacation`: one change of the user's absences at a time
+            row = conn.execute(
+                select(Vacation.id, Vacation.starts, Vacation.ends)
+                .where(Vacation.user_id == user.id, Vacation.ends > now).order_by(Vacation.starts).limit(1)
+            ).first()
+            if row is None:
+                raise Conflict("you are not on vacation and have none coming", code_key="no_vacation")
+            starts, old_end = _aware(row.starts), _aware(row.ends)
+            new_end = max(now, starts)
+            if new_end <= starts:
+                conn.execute(delete(Vacation).where(Vacation.id == row.id))
+            else:
+                conn.execute(update(Vacation).where(Vacation.id == row.id).values(ends=new_end))
+            cut = old_end - new_end
+            waiting = conn.execute(
+                select(GameRow.id, GameRow.deadline)
+                .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
+                .where(GameRow.status == "running", GameRow.deadline.is_not(None), SeatRow.user_id == user.id,
+                       SeatRow.kind == "player", GameRow.deadline >= old_end)
+            ).all()
+            for gid, deadline in waiting:
+                deadline = aware(deadline)
+                assert deadline is not None  # the query asks for one
+                conn.execute(update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline)
+                             .values(deadline=deadline - cut))
+        return starts, new_end
+
     def clock_view(self, info: GameInfo, now: datetime | None = None) -> dict[str, Any] | None:
         """What the board and the API show of the clocks: public to everyone at the table."""
         if info.clock is None and not any(s.left_as for s in info.seats):
@@ -289,7 +326,9 @@ class Clocks:
                 banks = dict(conn.execute(
                     select(SeatRow.seat, SeatRow.bank_seconds).where(SeatRow.game_id == info.id)
                 ).all())
-        away = self.away_until([s.user_id for s in info.seats if s.user_id is not None and s.kind == "player"], now)
+        # A vacation pauses clocks: a game without one has nothing to pause, so nobody is shown away there.
+        away = self.away_until([s.user_id for s in info.seats if s.user_id is not None and s.kind == "player"],
+                               now) if info.clock is not None else {}
         seats = []
         for s in info.seats:
             remaining: float | None = None

@@ -381,11 +381,12 @@ class Lobby:
         return {status: n for status, n in rows}
 
     def recent_games(self, kind: str, limit: int = 10) -> list[GameInfo]:
-        """The newest running or finished games of ``kind`` (open ones are in the lobby already)."""
+        """The newest running games of ``kind`` (open ones are in the lobby already, finished ones in
+        `Profiles.finished_games_of_kind`: the game kind page lists each game once)."""
         with self.db.engine.begin() as conn:
             ids = conn.execute(
                 select(GameRow.id)
-                .where(GameRow.game == kind, GameRow.status.in_(("running", "finished")))
+                .where(GameRow.game == kind, GameRow.status == "running")
                 .order_by(GameRow.created_at.desc(), GameRow.id.desc())
                 .limit(max(1, min(limit, 50)))
             ).scalars().all()

@@ -12,7 +12,12 @@ Reset links are bound to what they were sent for: the credentials generation
 (``users.cred_gen``) and the verified address at the time the reset was asked
 for travel with the link, and the link works only while both are unchanged.
 Every password change, reset and address change raises the generation, so it
-makes every outstanding reset link stale (the used one included).
+makes every outstanding reset link stale (the used one included).  Only the
+newest reset link works: asking for one raises the reset generation
+(``users.reset_gen``, issue 30) that the link also carries, so every link asked
+for before is stale, sent or still queued (its mail is then not sent at all).
+Opening a link (`check_reset_link`) says at once whether it was used or is
+stale; the form never shows for a link that cannot work.
 
 When a verified address is replaced or removed, the old address is told,
 with a link that undoes the change once within a few days (`EmailChange`):
@@ -239,7 +244,8 @@ class Notify:
             raise_generation(conn, user_id, password_hash=LOCKED_PASSWORD)
             gen = conn.execute(select(User.cred_gen).where(User.id == user_id)).scalar_one()
             end_credentials(conn, user_id)
-            queue_mail(conn, user_id, "reset", {"gen": gen, "address": change.old_address}, now=now)
+            queue_mail(conn, user_id, "reset", {"gen": gen, "address": change.old_address,
+                                                "reset": _next_reset_gen(conn, user_id)}, now=now)
         self.users.forget(user_id)
         return str(change.old_address)
 
@@ -349,32 +355,57 @@ class Notify:
                 self._check_mail_rate(conn, row.id, now)
             except TooManyAttempts:
                 return
-            # The link is made when the mail is sent, bound to these two (see `reset_password`).
-            queue_mail(conn, row.id, "reset", {"gen": row.cred_gen, "address": row.address}, now=now)
+            # The link is made when the mail is sent, bound to these three (see `reset_password`); the new
+            # reset generation ends every link asked for before.
+            queue_mail(conn, row.id, "reset", {"gen": row.cred_gen, "address": row.address,
+                                               "reset": _next_reset_gen(conn, row.id)}, now=now)
 
-    def reset_password(self, user_id: int, nonce: str, new: str, gen: Any, address: Any,
+    def reset_generation(self, user_id: int) -> int | None:
+        """The user's reset-link generation now (``None``: no such user): only a link with it works."""
+        with self.db.engine.begin() as conn:
+            return conn.execute(select(User.reset_gen).where(User.id == user_id)).scalar()
+
+    def check_reset_link(self, user_id: int, nonce: str, gen: Any, address: Any, reset: Any) -> None:
+        """`LinkRefused` saying why a reset link cannot work (used, stale, replaced by a newer one); changes
+        nothing.  Opening a link asks this first, so the form shows only for a link that can work."""
+        with self.db.engine.begin() as conn:
+            self._refuse_reset(conn, user_id, nonce, gen, address, reset)
+
+    @staticmethod
+    def _refuse_reset(conn: Connection, user_id: int, nonce: str, gen: Any, address: Any, reset: Any,
+                      used_checked: bool = False) -> None:
+        if not used_checked and conn.execute(select(UsedLink.nonce).where(UsedLink.nonce == nonce)).first():
+            raise LinkRefused("this link was used already", code_key="link_used")
+        stale = LinkRefused("this link no longer fits (the password or the address has changed since it "
+                            "was sent); ask for a new one", code_key="link_stale")
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in (gen, reset)) or not isinstance(address, str):
+            raise stale  # a link made before links were bound to the generations and the address
+        row = conn.execute(select(User.cred_gen, User.reset_gen, User.is_guest).where(User.id == user_id)).first()
+        current = conn.execute(select(UserEmail.address).where(UserEmail.user_id == user_id)).scalar()
+        if row is None or row.is_guest or row.cred_gen != gen or current != address:
+            raise stale
+        if row.reset_gen != reset:
+            raise LinkRefused("a newer reset link was sent since this one; use the newest", code_key="link_replaced")
+
+    def reset_password(self, user_id: int, nonce: str, new: str, gen: Any, address: Any, reset: Any = None,
                        now: datetime | None = None) -> None:
         """Set a new password from a reset link (once); every session and token of the user ends.
 
-        ``gen`` and ``address`` come from the signed link: it works only while the account's
-        credentials generation and verified address are still those it was sent for.  Using it raises
-        the generation, so no other reset link works afterwards.
+        ``gen``, ``address`` and ``reset`` come from the signed link: it works only while the account's
+        credentials generation, verified address and reset generation are still those it was sent
+        for.  Using it raises the credentials generation, so no other reset link works afterwards.
         """
         check_password(new)
-        stale = LinkRefused("this link no longer fits (the password or the address has changed since it "
-                            "was sent); ask for a new one", code_key="link_stale")
-        if isinstance(gen, bool) or not isinstance(gen, int) or not isinstance(address, str):
-            raise stale  # a link made before links were bound to the generation and address
         pw_hash = self.hasher.hash(new)
         now = now or utcnow()
         with self.db.engine.begin() as conn:
             self._use_nonce(conn, nonce, now)  # a write first: the transaction holds the write lock from here
-            changed = conn.execute(update(User).where(
-                User.id == user_id, User.is_guest.is_(False), User.cred_gen == gen,
-            ).values(password_hash=pw_hash, cred_gen=User.cred_gen + 1)).rowcount
-            current = conn.execute(select(UserEmail.address).where(UserEmail.user_id == user_id)).scalar()
-            if changed != 1 or current != address:
-                raise stale
+            # Claim the row, then compare: a reset asked for or a password changed at the same moment
+            # waits for this transaction, or this one sees its change.
+            conn.execute(update(User).where(User.id == user_id).values(cred_gen=User.cred_gen))
+            self._refuse_reset(conn, user_id, nonce, gen, address, reset, used_checked=True)
+            conn.execute(update(User).where(User.id == user_id).values(password_hash=pw_hash,
+                                                                      cred_gen=User.cred_gen + 1))
             end_credentials(conn, user_id)
         self.users.forget(user_id)
 
@@ -391,3 +422,9 @@ class Notify:
                 .order_by(GameRow.turn_since)
             ).all()
         return [(r[0], r[1]) for r in rows]
+
+
+def _next_reset_gen(conn: Connection, user_id: int) -> int:
+    """Raise the user's reset-link generation inside ``conn`` (every earlier link goes stale); the new value."""
+    conn.execute(update(User).where(User.id == user_id).values(reset_gen=User.reset_gen + 1))
+    return int(conn.execute(select(User.reset_gen).where(User.id == user_id)).scalar_one())

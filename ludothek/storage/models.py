@@ -76,6 +76,9 @@ class User(Base):
     #: creates its session or token only while this still has the value read with the password it
     #: checked, and reset links carry it (``ludothek.services.sessions``, migration ``0012_credentials``).
     cred_gen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Reset-link generation: raised whenever a reset link is asked for; a link works only while this
+    #: still has the value it was issued with, so only the newest works (migration ``0018_reset_links``).
+    reset_gen: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: Seconds a turn waits for the player's confirmation before it is handed on (0, 5, 10 or 30);
     #: NULL: the site's default (`ludothek.services.handover`).
     handover_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)

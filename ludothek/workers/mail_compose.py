@@ -20,6 +20,7 @@ from ludothek.services import Site
 from ludothek.services.outbox import QueuedMail
 from ludothek.storage import GameInfo, NotFound
 from ludothek.texts import pick, t, tn
+from ludothek.texts.dates import local_when
 
 from .mail_links import MailLinks
 
@@ -107,8 +108,11 @@ class Composer:
             gen = self.site.accounts.generation(user_id)
         elif gen != self.site.accounts.generation(user_id) or mail.payload.get("address") != to:
             return Skip("the password or address changed since the reset was asked for")
+        reset = self.site.notify.reset_generation(user_id)
+        if mail.payload.get("reset", reset) != reset:  # (queued before issue 30: bound to now)
+            return Skip("a newer reset link was asked for since")
         return Parts(t("mail_reset_subject", lang), [t("mail_reset_body", lang)],
-                     (t("mail_reset_link", lang), self.links.url("reset", user_id, g=gen, a=to)))
+                     (t("mail_reset_link", lang), self.links.url("reset", user_id, g=gen, a=to, r=reset)))
 
     def _email_changed(self, mail: QueuedMail, user_id: int, name: str, lang: str,
                        now: datetime) -> EmailMessage | Skip:
@@ -178,7 +182,7 @@ class Composer:
         prefs = self.site.notify.prefs(user_id)
         try:
             deadline = datetime.fromisoformat(str(mail.payload.get("deadline")))
-            when = local_now(deadline, prefs.timezone).strftime("%Y-%m-%d %H:%M")
+            when = local_when(deadline, lang, prefs.timezone)
         except ValueError:
             when = "?"
         title = pick(eng.load(info.game).title, lang)
@@ -199,7 +203,7 @@ class Composer:
             return Skip("no game is waiting")
         subject = t("mail_digest_subject_one", lang) if len(items) == 1 else tn(
             "mail_digest_subject_many", len(items), lang)
-        return Parts(subject, [t("mail_digest_body", lang)], items=items)
+        return Parts(subject, [tn("mail_digest_body", len(items), lang)], items=items)
 
     def _invite(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
         info = self._game(mail.game_id)

@@ -4,9 +4,10 @@ Each link carries the user id, its purpose and a random nonce, signed with
 the deployment's secret (``itsdangerous``) and a salt per purpose: a link for
 one user or one purpose cannot be turned into another.  Verification (48 h)
 and reset (1 h) links are single-use: their nonce is recorded when used
-(``used_links``).  A reset link also carries the credentials generation and
-the address it was sent to (``g``, ``a``): `Notify.reset_password` refuses
-it once either changed.  An undo link (``c``: the address change) undoes one
+(``used_links``).  A reset link also carries the credentials generation, the
+address it was sent to and the reset generation (``g``, ``a``, ``r``):
+`Notify.reset_password` refuses it once any of them changed (a newer reset
+link raises the last), and `Notify.check_reset_link` says so when it is opened.  An undo link (``c``: the address change) undoes one
 address change within `undo_days` (``email_changes.used_at`` makes it
 single-use).  Unsubscribing is harmless to repeat, so its link only has a
 long expiry.

@@ -137,7 +137,8 @@ def test_service_refuses_a_credential_of_an_old_generation(client: TestClient) -
     with site.engine.begin() as conn:
         conn.execute(UserEmail.__table__.insert().values(user_id=alice.id, address="a@example.org"))
     _, gen = site.accounts.check_login("alice", "new-password-1")
-    site.notify.reset_password(alice.id, "nonce-1", "reset-password", gen, "a@example.org")
+    site.notify.reset_password(alice.id, "nonce-1", "reset-password", gen, "a@example.org",
+                               site.notify.reset_generation(alice.id))
     with pytest.raises(Unauthorized):
         site.sessions.open_session(alice.id, gen)
     with pytest.raises(Unauthorized):
@@ -330,13 +331,14 @@ def test_a_reset_link_dies_with_a_password_change(client: TestClient, sink: Sink
 def test_a_used_reset_link_ends_the_others(client: TestClient, sink: Sink) -> None:
     h = api_user(client, "alice")
     verified(client, sink, h, "alice@example.org", "password-alice")
+    # Only the newest link works (issue 30, item 6); using it ends the older one a second time.
     first, second = reset_link(client, sink, "alice"), reset_link(client, sink, "alice")
-    assert client.post("/api/password-reset/confirm", json={"token": first, "password": "first-password"}
+    assert client.post("/api/password-reset/confirm", json={"token": second, "password": "second-password"}
                        ).status_code == 204
     page = TestClient(client.app)
-    r = page.post(f"/password-reset/{second}", data={"csrf": csrf_of(page), "password": "second-password"})
+    r = page.post(f"/password-reset/{first}", data={"csrf": csrf_of(page), "password": "first-password"})
     assert r.status_code == 400 and "no longer fits" in r.text
-    assert client.post("/api/tokens", json={"name": "alice", "password": "first-password"}).status_code == 201
+    assert client.post("/api/tokens", json={"name": "alice", "password": "second-password"}).status_code == 201
 
 
 def test_a_reset_link_is_bound_to_its_address(client: TestClient, sink: Sink) -> None:

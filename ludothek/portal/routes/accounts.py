@@ -18,7 +18,6 @@ from ludothek.services.handover import GRACE_CHOICES
 from ludothek.services.sessions import TokenInfo
 from ludothek.storage import BadRequest, StoreError, Unauthorized, UserInfo
 from ludothek.storage.models import MAX_ID
-from ludothek.texts import t
 
 from .. import apimodels as m
 from ..apibodies import Credentials, PasswordChange, PasswordConfirm, PlaySettingsIn, Registration
@@ -41,7 +40,7 @@ from ..deps import (
 from ..hardening import local_path
 from ..jsonroute import BoundedRoute
 from ..pushview import push_section
-from ..render import message_of, redirect, render
+from ..render import message_of, redirect, redirect_with_notice, render, take_notice
 from ..webhook_view import hook_views
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -49,18 +48,33 @@ api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- pages
+#: Where the login, registration and guest forms send the browser afterwards (a path on this site).
+NextField = Annotated[str, Form(max_length=2000)]
+
+
+def return_path(target: str | None) -> str:
+    """The page to come back to after logging in: ``target`` if it is a path on this site, else ``/``.
+
+    Never the login pages themselves (a loop), and never anything `local_path` refuses (another
+    host, a scheme, backslashes, control characters).
+    """
+    path = local_path(target or "/")
+    return "/" if path.split("?", 1)[0] in ("/login", "/register", "/logout", "/guest") else path
+
+
 @pages.get("/login", response_class=HTMLResponse)
-def login_form(request: Request) -> Response:
-    return render(request, "login.html", current_user(request), mode="login")
+def login_form(request: Request, next: str = "/") -> Response:
+    return render(request, "login.html", current_user(request), mode="login", next=return_path(next))
 
 
 @pages.get("/register", response_class=HTMLResponse)
-def register_form(request: Request) -> Response:
-    return render(request, "login.html", current_user(request), mode="register")
+def register_form(request: Request, next: str = "/") -> Response:
+    return render(request, "login.html", current_user(request), mode="register", next=return_path(next))
 
 
 @pages.post("/login")
-def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()],
+          next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     address = client_address(request)
@@ -71,16 +85,17 @@ def login(request: Request, csrf: CsrfField, name: Annotated[str, Form()], passw
     except StoreError as exc:
         status = exc.status
         response = render(request, "login.html", None, status=status, mode="login", name=name,
-                          error=message_of(exc, lang_of(request)))
+                          error=message_of(exc, lang_of(request)), next=return_path(next))
         if status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
     portal.throttle.succeeded(name, address)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/register", name="register")
-def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()]) -> Response:
+def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form()], password: Annotated[str, Form()],
+                    next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     site = portal.site
@@ -90,19 +105,19 @@ def register_submit(request: Request, csrf: CsrfField, name: Annotated[str, Form
         user = site.accounts.register(name, password, lang)
     except StoreError as exc:
         return render(request, "login.html", None, status=exc.status, mode="register", name=name,
-                      error=message_of(exc, lang))
+                      error=message_of(exc, lang), next=return_path(next))
     log_in(request, user)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/guest", name="guest")
-def guest_form(request: Request, csrf: CsrfField) -> Response:
+def guest_form(request: Request, csrf: CsrfField, next: NextField = "/") -> Response:
     check_csrf(request, csrf)
     portal = portal_of(request)
     portal.limits.hit("guest", client_address(request))
     user = portal.site.accounts.create_guest(lang_of(request))
     log_in(request, user)
-    return redirect(request, "/")
+    return redirect(request, return_path(next))
 
 
 @pages.post("/logout")
@@ -160,7 +175,7 @@ def confirm_password_braked(request: Request, user: UserInfo, password: str | No
 def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
     site = portal_of(request).site
     used = site.clocks.vacation_days_used(user.id, datetime.now(UTC).year)
-    vacations = [(s.strftime("%Y-%m-%d %H:%M"), e.strftime("%Y-%m-%d %H:%M")) for s, e in site.clocks.vacations(user.id)]
+    vacations = site.clocks.vacations(user.id)
     prefs = site.notify.prefs(user.id)
     return render(request, "account.html", user, status=status, tokens=site.sessions.tokens(user.id),
                   sessions=site.sessions.session_count(user.id), vacation_left=f"{max(0.0, 30 - used):g}",
@@ -173,7 +188,9 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
 
 @pages.get("/account", response_class=HTMLResponse)
 def account(request: Request) -> Response:
-    return account_page(request, need_user(request))
+    user = need_user(request)
+    # The message a form's redirect left (POST-redirect-GET), shown once.
+    return account_page(request, user, notice=take_notice(request, user.lang))
 
 
 @pages.post("/account/convert")
@@ -210,7 +227,10 @@ def new_token(request: Request, csrf: CsrfField, label: Annotated[str, Form()] =
         token = portal_of(request).site.sessions.create_token(user.id, label, days)
     except StoreError as exc:
         return refused_page(request, user, exc)
-    return account_page(request, user, new_token=token)
+    # The token is shown this once, so this page is the POST's answer (never a cookie or an address
+    # holding the token); the page swaps its address for /account in the history (ludothek.js), so
+    # that a reload asks for nothing again.
+    return account_page(request, user, new_token=token, replace_url="/account")
 
 
 @pages.post("/account/tokens/{token_id}/revoke", name="revoke_token")
@@ -238,7 +258,7 @@ def change_password_form(request: Request, csrf: CsrfField, current: Annotated[s
         if exc.status == 429:
             response.headers["Retry-After"] = str(exc.params.get("seconds", 1))
         return response
-    return account_page(request, user, notice=t("password_changed", user.lang))
+    return redirect_with_notice(request, "/account", "password_changed")
 
 
 @pages.post("/account/logout-everywhere", name="logout_everywhere")
@@ -336,7 +356,7 @@ def set_play_settings(request: Request, csrf: CsrfField, handover_seconds: Annot
         portal_of(request).site.play.set_grace(user.id, seconds)
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
-    return account_page(request, user, notice=t("handover_saved", user.lang))
+    return redirect_with_notice(request, "/account", "handover_saved")
 
 
 def token_json(t: TokenInfo) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ..contract import GAME_REFUSALS, refusals
 from ..deps import CsrfField, GameId, User, check_csrf, need_user, portal_of
 from ..gameview import game_summary
 from ..jsonroute import BoundedRoute
-from ..render import message_of, redirect
+from ..render import message_of, redirect, redirect_with_notice
 from .accounts import account_page
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -56,6 +56,18 @@ def declare_vacation(request: Request, csrf: CsrfField, days: Annotated[str, For
     return redirect(request, "/account")
 
 
+@pages.post("/account/vacation/end")
+def end_vacation_form(request: Request, csrf: CsrfField) -> Response:
+    """End the vacation now (or call off the coming one): the clocks run again."""
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        portal_of(request).site.clocks.end_vacation(user)
+    except StoreError as exc:
+        return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return redirect_with_notice(request, "/account", "vacation_ended")
+
+
 # ----------------------------------------------------------------------------- JSON API
 @api.post("/games/{game_id}/resign", response_model=m.GameOut, responses=GAME_REFUSALS,
           summary="Resign: a bot plays on for my seat, and I am placed last")
@@ -91,4 +103,12 @@ def get_vacation(request: Request, user: User) -> dict[str, Any]:
           summary="Declare an absence: my clocks pause while it lasts")
 def post_vacation(body: VacationIn, request: Request, user: User) -> dict[str, Any]:
     portal_of(request).site.clocks.declare_vacation(user, body.days, body.starts)
+    return vacation_json(request, user)
+
+
+@api.post("/vacation/end", response_model=m.VacationOut, responses=refusals(409),
+          summary="End my vacation now (or call off the coming one): my clocks run again, with what was not taken")
+def end_vacation(request: Request, user: User) -> dict[str, Any]:
+    """409 ``no_vacation`` when I am not away and have no vacation coming."""
+    portal_of(request).site.clocks.end_vacation(user)
     return vacation_json(request, user)

@@ -43,7 +43,7 @@ from ..deps import (
 from ..gameview import game_summary
 from ..jsonroute import BoundedRoute
 from ..live.sockets import relay
-from ..render import message_of, redirect, render
+from ..render import message_of, redirect, redirect_with_notice, render
 from .accounts import account_page, confirm_password_braked
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -78,7 +78,7 @@ def set_email(request: Request, csrf: CsrfField, address: Annotated[str, Form()]
             response.headers["Retry-After"] = str(exc.params.get("seconds", 3600))
         return response
     wake_sender(request)
-    return account_page(request, user, notice=t("mail_verify_sent", user.lang, address=address))
+    return redirect_with_notice(request, "/account", "mail_verify_sent", address=address)
 
 
 @pages.post("/account/email/remove")
@@ -114,7 +114,7 @@ def set_notifications(
                                            invites=bool(invites), ended=bool(ended))
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
-    return account_page(request, user, notice=t("mail_prefs_saved", user.lang))
+    return redirect_with_notice(request, "/account", "mail_prefs_saved")
 
 
 
@@ -227,8 +227,11 @@ def reset_ask(request: Request, csrf: CsrfField, who: Annotated[str, Form()]) ->
 
 @pages.get("/password-reset/{token}", response_class=HTMLResponse)
 def reset_link(request: Request, token: str) -> Response:
+    """The form, only for a link that can still work: a used, stale or replaced one says so at once."""
     try:
-        links_of(request).check(token, "reset")
+        data = links_of(request).check(token, "reset")
+        portal_of(request).site.notify.check_reset_link(data["u"], data["n"], data.get("g"), data.get("a"),
+                                                        data.get("r"))
     except StoreError as exc:
         return refused_link(request, exc)
     return render(request, "password_reset.html", current_user(request), mode="set", token=token)
@@ -243,7 +246,7 @@ def reset_set(request: Request, token: str, csrf: CsrfField, password: Annotated
     except StoreError as exc:
         return refused_link(request, exc)
     try:
-        site.notify.reset_password(data["u"], data["n"], password, data.get("g"), data.get("a"))
+        site.notify.reset_password(data["u"], data["n"], password, data.get("g"), data.get("a"), data.get("r"))
     except LinkRefused as exc:
         return refused_link(request, exc)
     except StoreError as exc:
@@ -363,7 +366,8 @@ def api_reset(request: Request, body: ResetIn) -> dict[str, Any]:
           summary="Set a new password with the token from a reset mail (single use, 1 h); ends every login")
 def api_reset_confirm(request: Request, body: ResetConfirmIn) -> Response:
     data = links_of(request).check(body.token, "reset")
-    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password, data.get("g"), data.get("a"))
+    portal_of(request).site.notify.reset_password(data["u"], data["n"], body.password, data.get("g"), data.get("a"),
+                                                  data.get("r"))
     return Response(status_code=204)
 
 

@@ -7,6 +7,7 @@ moves, undo, the record and the log.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
@@ -17,6 +18,7 @@ from ludothek import engine as eng
 from ludothek.services.tracked import Tracked
 from ludothek.storage import BadRequest, Conflict, GameInfo, StoreError, UserInfo
 from ludothek.texts import t
+from ludothek.texts.dates import local_when
 
 from .. import apimodels as m
 from ..apibodies import ConfirmRequest, Move, UndoRequest
@@ -41,7 +43,7 @@ from ..gameview import breakdown_table, deciding_part, game_summary, log_lines, 
 from ..jsonbody import JSONBody
 from ..jsonroute import BoundedRoute
 from ..pickers import board_pickers
-from ..render import duration_text, message_of, redirect, render
+from ..render import duration_text, message_of, reader_timezone, redirect, render
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 #: What the game page's "Confirm turn" button sends as its action (no game has an action with a "!").
@@ -50,15 +52,18 @@ api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 
 # ----------------------------------------------------------------------------- the game page
-def clock_by_seat(view: dict[str, Any] | None, lang: str) -> dict[int, dict[str, str]]:
-    """Each seat's clock line for the board: time left, why it stands still, or who plays on."""
+def clock_by_seat(view: dict[str, Any] | None, lang: str,
+                  timezone: Callable[[], str] = lambda: "UTC") -> dict[int, dict[str, str]]:
+    """Each seat's clock line for the board: time left, why it stands still (until when, in the reader's
+    time zone, asked for only when someone is away), or who plays on."""
     out: dict[int, dict[str, str]] = {}
     for s in (view or {}).get("seats", []):
         line: dict[str, str] = {}
         if s["remaining_seconds"] is not None:
             line["left"] = t("clock_left", lang, time=duration_text(s["remaining_seconds"], lang))
         if s["away_until"]:
-            line["away"] = t("away_until", lang, when=s["away_until"][:16].replace("T", " ") + " UTC")
+            away = datetime.fromisoformat(s["away_until"])
+            line["away"] = t("away_until", lang, when=local_when(away, lang, timezone()))
         if s["left"]:
             line["gone"] = t(f"left_{s['left']}", lang)
         out[s["seat"]] = line
@@ -80,7 +85,7 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "board_template": _board_template(portal.templates, game.id),
             "board_js": f"boards/{game.id}.js" if _has_static(f"boards/{game.id}.js") else None,
             "board_css": f"boards/{game.id}.css" if _has_static(f"boards/{game.id}.css") else None,
-            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang),
+            "clock": clock_by_seat(portal.site.clocks.clock_view(info), lang, lambda: reader_timezone(request, user)),
             "abandon_offered": any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats),
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
             **chat,

@@ -25,6 +25,20 @@
     return ((box && box.dataset.atMove) || "#{n}").replace("{n}", String(seq));
   }
 
+  // The time of day in the reader's language and time zone (the page's data-lang, data-tz), as the
+  // server writes it for the lines it renders: "move 3 · 10:24".
+  function timeOfDay(iso) {
+    const box = panel();
+    const when = new Date(iso);
+    if (!box || Number.isNaN(when.getTime())) return "";
+    try {
+      return " · " + new Intl.DateTimeFormat(box.dataset.lang || undefined,
+        { hour: "numeric", minute: "2-digit", timeZone: box.dataset.tz || "UTC" }).format(when);
+    } catch (e) {
+      return "";
+    }
+  }
+
   function add(message) {
     const box = panel();
     const list = document.getElementById("chat-list");
@@ -44,7 +58,7 @@
     at.className = "muted chat-at";
     const time = document.createElement("time");
     time.setAttribute("datetime", message.at);
-    time.textContent = atMoveText(message.seq);
+    time.textContent = atMoveText(message.seq) + timeOfDay(message.at);
     at.appendChild(time);
     li.append(who, " ", text, " ", at);
     if (box.dataset.me && message.author === box.dataset.me) li.classList.add("mine");

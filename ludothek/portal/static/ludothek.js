@@ -289,6 +289,16 @@
   document.addEventListener("change", friendChips);
   document.addEventListener("DOMContentLoaded", friendChips);
 
+  /* A page answering a POST that cannot redirect (a new API token is shown once) names the address it
+   * stands for: the history entry becomes that address, so a reload shows it rather than sending the
+   * form again. */
+  document.addEventListener("DOMContentLoaded", () => {
+    const marked = document.querySelector("[data-replace-url]");
+    if (marked && marked.dataset.replaceUrl.startsWith("/") && !marked.dataset.replaceUrl.startsWith("//")) {
+      history.replaceState(null, "", marked.dataset.replaceUrl);
+    }
+  });
+
   /* Never fail silently: a click that could not be sent, or a server error, is said on the board. */
   function showError(key) {
     const g = root();

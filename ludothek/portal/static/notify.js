@@ -15,6 +15,8 @@
     const bare = document.title.replace(/^\(\d+\)\s*/, "");
     document.title = count > 0 ? `(${count}) ${bare}` : bare;
     body.dataset.waiting = String(count);
+    const next = document.getElementById("next-game");  // stands out only while a game waits
+    if (next) next.classList.toggle("btn-accent", count > 0);
   }
 
   function refreshLists() {
