@@ -45,7 +45,7 @@ EVENT_HEADER = "X-Ludothek-Event"
 
 @dataclass
 class WebhookPolicy:
-    """The operator's settings for webhooks (``LUDOTHEK_WEBHOOK_*``, docs/operations.md)."""
+    """The operator's settings for webhooks (the webhook settings in docs/operations.md)."""
 
     #: Allow ``http://`` and loopback addresses (tests with a receiver on this machine; never in production).
     allow_loopback: bool = False
