@@ -396,6 +396,7 @@ def worker(db: str | None, interval: float) -> int:
     from ludothek.services import Site
     from ludothek.storage import make_engine, migrate
     from ludothek.workers.clocks import ClockJob
+    from ludothek.workers.notices import NoticeRunners
     from ludothek.workers.runner import Runner
 
     settings = Settings.from_env(db)
@@ -407,14 +408,23 @@ def worker(db: str | None, interval: float) -> int:
 
     # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
+    if settings.redis_url:
+        # The open-tab channel reaches the servers' tabs through Redis (a publisher thread; nothing is heard).
+        from ludothek.portal.live.hub import RedisHub
+
+        site.user_messages.append(RedisHub(settings.redis_url, deployment=secret).publish_user)
     mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
-    runner = Runner([ClockJob(site), mail], interval=interval)
-    print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
+    clocks = Runner([ClockJob(site)], interval=interval)
+    notices = NoticeRunners(mail, interval=min(interval, settings.notice_interval))
+    print(f"Ludothek worker on {settings.db_url}: clocks every {interval:g} s, notices on "
+          f"{', '.join(c.name for c in mail.channels)}", flush=True)
+    clocks.start()
     try:
-        runner.run_forever()
+        notices.run_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        clocks.stop()
         mail.stop()
         engine.dispose()
     return 0

@@ -146,10 +146,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         site.listeners.append(portal.dbwatch.on_event)
         site.bots.thinking_listeners.append(portal.dbwatch.on_thinking)
     portal.links = MailLinks(secret, settings.base_url, settings.email_undo_days)
+    # The open-tab channel reaches this process's tabs (and, through Redis, every server's).
+    site.user_messages.append(hub.publish_user)
     mail_job = make_mail_job(settings, site, portal.links)
     if settings.mail_interval > 0:
-        # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
-        portal.mail = Runner([mail_job], interval=settings.mail_interval)
+        # The notice worker: a runner for the fan-out and one per channel, so that no channel holds back
+        # another; every stored move of this process, and a verification or reset mail, wakes it at once.
+        from ludothek.workers.notices import NoticeRunners
+
+        portal.mail = NoticeRunners(mail_job, interval=min(settings.mail_interval, settings.notice_interval))
+        site.listeners.append(portal.mail.on_event)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
@@ -300,12 +306,14 @@ def _socket_cap(settings: Settings) -> int:
 
 
 def make_mail_job(settings: Settings, site: Site, links: MailLinks) -> MailJob:
-    """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
+    """The notice worker for ``settings`` (`MailJob`): its channels from ``LUDOTHEK_CHANNELS``, mail by SMTP
+    when ``smtp_url`` is set, else as ``.eml`` files (for the ``ludothek worker`` runner too)."""
     from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
 
     transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
+    env = {**os.environ, **({"LUDOTHEK_CHANNELS": settings.channels} if settings.channels else {})}
     return MailJob(site, links, transport, sender=settings.mail_from,
-                   keep=timedelta(days=max(1, settings.mail_keep_days)))
+                   keep=timedelta(days=max(1, settings.mail_keep_days)), env=env)
 
 
 def _serve_settings(db_url: str | None, host: str, port: int, overrides: dict[str, Any]) -> Settings:

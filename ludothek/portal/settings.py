@@ -109,6 +109,11 @@ class Settings:
     mail_interval: float = 2.0
     #: Days the outbox keeps mails that are done with (sent, failed, skipped) before deleting them.
     mail_keep_days: int = 30
+    #: Seconds between two looks of the notice worker's runners (fan-out, each channel) when nothing woke
+    #: them; a stored move of this process wakes them at once (issue 30).
+    notice_interval: float = 0.5
+    #: The notification channels that run, comma-separated, in order (empty: every known channel).
+    channels: str = ""
     #: Who may read ``/metrics``: addresses or networks, comma-separated (``LUDOTHEK_METRICS_ALLOW``).
     metrics_allow: str = "127.0.0.1/32,::1/128"
     #: Threads for the async handlers' database calls (PostgreSQL; SQLite calls run on the event loop).
@@ -133,6 +138,8 @@ class Settings:
             mail_from=os.environ.get("LUDOTHEK_MAIL_FROM") or "Ludothek <noreply@localhost>",
             mail_interval=float(os.environ.get("LUDOTHEK_MAIL_INTERVAL", "2")),
             mail_keep_days=int(os.environ.get("LUDOTHEK_MAIL_KEEP_DAYS", "30")),
+            notice_interval=float(os.environ.get("LUDOTHEK_NOTICE_INTERVAL", "0.5")),
+            channels=os.environ.get("LUDOTHEK_CHANNELS", ""),
             metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
             access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
             sockets_per_user=int(os.environ.get("LUDOTHEK_SOCKETS_PER_USER", "16")),
