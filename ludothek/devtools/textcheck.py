@@ -65,11 +65,13 @@ FAMILIES: dict[str, Family] = {
     "mail_turns_": Family(constants=("TURN_MODES",)),
     "rules_": Family(constants=("RULE_MODES",)),
     "left_": Family(keywords=("left_as",)),
+    "channel_": Family(constants=("CHANNEL_NAMES",)),
+    "notice_kind_": Family(constants=("NOTICE_KINDS",)),
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 
 #: Constants whose key-shaped strings (not "0.5") reach a text function through a variable (``tr(key)``).
-KEY_CONSTANTS = ("SPEEDS",)
+KEY_CONSTANTS = ("SPEEDS", "NOTICE_TEXTS")
 
 #: Placeholders that carry a count; before a word they need a plural entry (see `counts_outside_plurals`).
 COUNT_PLACEHOLDERS = frozenset({

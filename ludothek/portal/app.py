@@ -149,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The open-tab channel reaches this process's tabs (and, through Redis, every server's).
     site.user_messages.append(hub.publish_user)
     mail_job = make_mail_job(settings, site, portal.links)
+    portal.channels = [channel.name for channel in mail_job.channels]
     if settings.mail_interval > 0:
         # The notice worker: a runner for the fan-out and one per channel, so that no channel holds back
         # another; every stored move of this process, and a verification or reset mail, wakes it at once.

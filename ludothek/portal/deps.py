@@ -59,8 +59,10 @@ class Portal:
 
     #: Signed links in mails (verification, reset, unsubscribe).
     links: MailLinks | None = None
-    #: The in-process mail sender (``None``: another process sends).
+    #: The in-process notice worker (``None``: another process sends).
     mail: NoticeRunners | None = None
+    #: The notification channels this deployment runs, in order (the account page lists their kinds).
+    channels: list[str] = field(default_factory=list)
     #: Where the async handlers' store calls run (`ludothek.portal.offload`).
     offload: Offload = field(default_factory=lambda: Offload(0))
     #: The operator's figures (``/metrics``) and who may read them.

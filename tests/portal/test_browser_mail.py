@@ -97,7 +97,8 @@ def test_mail_links_and_live_turns(browser: Any, mail_server: tuple[str, Sink]) 
     mara.wait_for_selector(f"#running-games li[data-game='{gid}'].my-turn")
     until(lambda: mara.evaluate("window.__notes.length") > 0)
     note = mara.evaluate("window.__notes[0]")
-    assert note["title"] == "It is your turn" and f"#{gid}" in note["body"] and "nils" in note["body"]
+    # The tab channel's notice (issue 30): the message in mara's words, naming the players.
+    assert "your turn" in note["title"] and f"#{gid}" in note["title"] and "nils" in note["body"]
     # 3. The turn mail's unsubscribe link works without logging in.
     turn = wait_mail(sink, "mara@example.org", "it is your turn")
     assert turn.link(f"/games/{gid}")

@@ -16,6 +16,8 @@ NOTICE_KINDS = ("turn", "reminder", "timed_out", "invited", "invite_declined", "
 #: Mail-only kinds about the account itself: sent whatever the preferences say (the digest has its own setting).
 ACCOUNT_KINDS = ("verify", "reset", "email_changed", "digest")
 KINDS = NOTICE_KINDS + ACCOUNT_KINDS
+#: The channels whose names the preferences know (each has the text key ``channel_<name>``).
+CHANNEL_NAMES = ("mail", "tab", "push", "webhook")
 #: Older names still queued by some code: the kind they mean.
 ALIASES = {"invite": "invited"}
 

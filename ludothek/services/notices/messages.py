@@ -56,6 +56,22 @@ def local_time(when: datetime, timezone: str, lang: str) -> str:
     return format_datetime(when, "medium", tzinfo=zone, locale=lang)
 
 
+#: Each kind's (title, body) text keys.
+NOTICE_TEXTS: dict[str, tuple[str, str]] = {
+    "turn": ("notice_turn_title", "notice_turn_body"),
+    "reminder": ("notice_reminder_title", "notice_reminder_body"),
+    "timed_out": ("notice_timed_out_title", "notice_timed_out_body"),
+    "invited": ("notice_invited_title", "notice_invited_body"),
+    "invite_declined": ("notice_invite_declined_title", "notice_invite_declined_body"),
+    "abandon_offered": ("notice_abandon_offered_title", "notice_abandon_offered_body"),
+    "abandon_declined": ("notice_abandon_declined_title", "notice_abandon_declined_body"),
+    "ended": ("notice_ended_title", "notice_ended_body"),
+    "verify": ("notice_verify_title", "notice_verify_body"),
+    "reset": ("notice_reset_title", "notice_reset_body"),
+    "email_changed": ("notice_email_changed_title", "notice_email_changed_body"),
+}
+
+
 class Messages:
     """Builds the `Message` of any notice for one site."""
 
@@ -74,7 +90,8 @@ class Messages:
             return Message(lang, t("notice_friend_request_title", lang, name=self._name(payload)),
                            t("notice_friend_request_body", lang, name=self._name(payload)), "/friends")
         if kind in ("verify", "reset", "email_changed"):
-            return Message(lang, t(f"notice_{kind}_title", lang), t(f"notice_{kind}_body", lang), "/account")
+            title_key, body_key = NOTICE_TEXTS[kind]
+            return Message(lang, t(title_key, lang), t(body_key, lang), "/account")
         if kind == "digest":
             count = len(self.site.notify.waiting_games(user_id))
             return Message(lang, tn("notice_digest_title", count, lang), t("notice_digest_body", lang), "/")
@@ -91,14 +108,13 @@ class Messages:
                 common["when"] = "?"
         if kind == "ended":
             common["result"] = self._result(info, names)
-        if kind not in ("turn", "reminder", "timed_out", "invited", "invite_declined", "abandon_offered",
-                        "abandon_declined", "ended"):
+        if kind not in NOTICE_TEXTS:
             return None
         if kind == "invited":
             common["name"] = next((s.name for s in info.seats if s.user_id == info.creator_id and s.name), None) \
                 or common["name"]
-        return Message(lang, t(f"notice_{kind}_title", lang, **common), t(f"notice_{kind}_body", lang, **common),
-                       f"/games/{info.id}")
+        title_key, body_key = NOTICE_TEXTS[kind]
+        return Message(lang, t(title_key, lang, **common), t(body_key, lang, **common), f"/games/{info.id}")
 
     def _game(self, game_id: int | None) -> GameInfo | None:
         if game_id is None:

@@ -122,7 +122,15 @@ class NoticePrefs:
                          legacy.timezone if legacy is not None else "UTC", address is not None, table)
 
     def set(self, user_id: int, changes: Any) -> dict[str, dict[str, bool]]:
-        """Apply ``{"<channel>": {"<kind>": true|false, ...}, ...}``; returns the whole table afterwards."""
+        """Apply ``{"<channel>": {"<kind>": true|false, ...}, ...}``; returns the whole table afterwards.
+
+        Every choice is checked before anything is written: one wrong choice changes nothing.
+        """
+        return self.apply(user_id, self.check(changes))
+
+    @staticmethod
+    def check(changes: Any) -> list[tuple[str, str, bool]]:
+        """``changes`` as ``(channel, kind, wanted)`` triples, or `BadRequest` naming what is wrong."""
         if not isinstance(changes, Mapping):
             raise BadRequest('channels is an object such as {"push": {"turn": true}}', code_key="bad_channels")
         checked: list[tuple[str, str, bool]] = []
@@ -141,6 +149,10 @@ class NoticePrefs:
                 if not isinstance(wanted, bool):
                     raise BadRequest(f"channels.{channel}.{kind} is true or false", code_key="bad_channels")
                 checked.append((channel, kind, wanted))
+        return checked
+
+    def apply(self, user_id: int, checked: list[tuple[str, str, bool]]) -> dict[str, dict[str, bool]]:
+        """Write choices that `check` passed; returns the whole table afterwards."""
         if not checked:
             return self.table(user_id)
         with self.db.engine.begin() as conn:
