@@ -71,7 +71,7 @@ FAMILIES: dict[str, Family] = {
 }
 
 #: Constants whose key-shaped strings (not "0.5") reach a text function through a variable (``tr(key)``).
-KEY_CONSTANTS = ("SPEEDS", "NOTICE_TEXTS")
+KEY_CONSTANTS = ("SPEEDS",)
 
 #: Placeholders that carry a count; before a word they need a plural entry (see `counts_outside_plurals`).
 COUNT_PLACEHOLDERS = frozenset({
