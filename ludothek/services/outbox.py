@@ -261,7 +261,7 @@ class Outbox:
             with self.db.engine.begin() as conn:
                 top = conn.execute(select(func.max(OutboxRow.id))).scalar() or 0
                 unfinished = select(DeliveryRow.id).where(DeliveryRow.outbox_id == OutboxRow.id,
-                                                          DeliveryRow.status.in_(("pending", "sending")))
+                                                          DeliveryRow.status.in_(("pending", "claimed", "sending")))
                 ids = list(conn.execute(
                     select(OutboxRow.id)
                     .where(OutboxRow.status.in_(FINISHED), OutboxRow.created_at < before, OutboxRow.id < top,

@@ -4,22 +4,25 @@ The fan-out turns a claimed outbox row into its deliveries and marks the row ``d
 transaction, so a notice is either wholly fanned out or not at all; ``UNIQUE(outbox_id, channel,
 target)`` makes a second fan-out of the same row (its claimer was thought dead) add nothing.
 
-Each channel then claims its own due deliveries (``pending`` → ``sending``, committed before it
-tries), apart from every other channel: on PostgreSQL with ``FOR UPDATE SKIP LOCKED``, on SQLite
-under a lease per channel (``mail_lease`` rows named ``d:<channel>``).  A delivery found still
-``sending`` after its lease is marked ``failed``, never tried again: whether it went out is unknown,
-and a second copy is worse than none.
+Each channel then claims a batch of its own due deliveries (``pending`` → ``claimed`` under a lease),
+apart from every other channel: on PostgreSQL with ``FOR UPDATE SKIP LOCKED``, on SQLite under a
+lease per channel (``mail_lease`` rows named ``d:<channel>``).  Right before it tries one, the
+delivery becomes ``sending`` (`begin`: in the same transaction that records the previous one's
+outcome, so it costs no extra commit).  When a process dies, its deliveries that were claimed but
+not begun go back to ``pending`` once their lease ran out (nothing was sent); one found still
+``sending`` is marked ``failed``, never tried again: whether it went out is unknown, and a second
+copy is worse than none.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import Connection, and_, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -31,6 +34,7 @@ from .models import DeliveryRow, MailLease, OutboxAttempt, OutboxRow, utcnow
 #: How long a claimed delivery (and a channel's SQLite lease) is held before it counts as abandoned.
 LEASE = timedelta(minutes=5)
 FINISHED = ("sent", "skipped", "failed")
+UNFINISHED = ("pending", "claimed", "sending")
 INTERRUPTED = "the sender stopped while sending; not sent again so that it cannot arrive twice"
 
 
@@ -82,7 +86,7 @@ class Deliveries:
     # ------------------------------------------------------------------ a channel's side
     def claim(self, channel: str, owner: str, now: datetime, limit: int = 50,
               lease: timedelta = LEASE) -> list[ClaimedDelivery]:
-        """Claim up to ``limit`` due deliveries of ``channel`` for ``owner``: ``sending`` until finished."""
+        """Claim up to ``limit`` due deliveries of ``channel`` for ``owner``: ``claimed`` until begun (`begin`)."""
         if self.db.sqlite and not self._take_lease(f"d:{channel}", owner, now, lease):
             return []
         due = (select(DeliveryRow.id).where(DeliveryRow.channel == channel, DeliveryRow.status == "pending",
@@ -95,7 +99,7 @@ class Deliveries:
             if not ids:
                 return []
             conn.execute(update(DeliveryRow).where(DeliveryRow.id.in_(ids), DeliveryRow.status == "pending")
-                         .values(status="sending", next_attempt_at=now + lease, updated_at=now))
+                         .values(status="claimed", next_attempt_at=now + lease, updated_at=now))
             rows = conn.execute(
                 select(DeliveryRow.id, DeliveryRow.channel, DeliveryRow.target, DeliveryRow.attempts,
                        DeliveryRow.status, OutboxRow.id.label("outbox_id"), OutboxRow.user_id, OutboxRow.kind,
@@ -105,30 +109,54 @@ class Deliveries:
             ).all()
         return [ClaimedDelivery(r.id, r.channel, r.target, r.attempts, r.outbox_id, r.user_id, r.kind, r.game_id,
                                 r.seq, json.loads(r.payload_json), aware(r.created_at) or now)
-                for r in rows if r.status == "sending"]
+                for r in rows if r.status == "claimed"]
+
+    def begin(self, delivery_id: int | None, now: datetime, finish: Mapping[str, Any] | None = None) -> bool:
+        """In one transaction: record the previous delivery's outcome (``finish``: `finish`'s arguments)
+        and mark ``delivery_id`` ``sending``, right before it is tried.  False: it is not ours any more."""
+        with self.db.engine.begin() as conn:
+            if finish is not None:
+                self._finish(conn, now=now, **finish)
+            if delivery_id is None:
+                return False
+            res = conn.execute(update(DeliveryRow).where(DeliveryRow.id == delivery_id, DeliveryRow.status == "claimed")
+                               .values(status="sending", updated_at=now))
+            return res.rowcount == 1
 
     def finish(self, delivery_id: int, now: datetime, status: str, *, attempts: int, error: str | None = None,
                retry_at: datetime | None = None, outbox_id: int | None = None, channel: str | None = None) -> None:
         """Record how a claimed delivery went: ``sent``, ``skipped``, ``failed``, or ``pending`` again
         (a retry at ``retry_at``).  ``attempts`` counts this one unless it was skipped; an attempt
         (not a skip) is also kept in ``outbox_attempts`` for operators."""
+        with self.db.engine.begin() as conn:
+            self._finish(conn, delivery_id=delivery_id, now=now, status=status, attempts=attempts, error=error,
+                         retry_at=retry_at, outbox_id=outbox_id, channel=channel)
+
+    @staticmethod
+    def _finish(conn: Connection, *, delivery_id: int, now: datetime, status: str, attempts: int,
+                error: str | None = None, retry_at: datetime | None = None, outbox_id: int | None = None,
+                channel: str | None = None) -> None:
         values: dict[str, Any] = {"status": status, "last_error": error, "updated_at": now,
                                   "attempts": attempts + (0 if status == "skipped" else 1)}
         if retry_at is not None:
             values["next_attempt_at"] = retry_at
-        with self.db.engine.begin() as conn:
-            changed = conn.execute(update(DeliveryRow).where(DeliveryRow.id == delivery_id,
-                                                             DeliveryRow.status == "sending").values(**values))
-            if changed.rowcount == 1 and status != "skipped" and outbox_id is not None:
-                conn.execute(insert(OutboxAttempt).values(outbox_id=outbox_id, at=now, ok=status == "sent",
-                                                          error=error, channel=channel))
+        changed = conn.execute(update(DeliveryRow).where(DeliveryRow.id == delivery_id,
+                                                         DeliveryRow.status == "sending").values(**values))
+        if changed.rowcount == 1 and status != "skipped" and outbox_id is not None:
+            conn.execute(insert(OutboxAttempt).values(outbox_id=outbox_id, at=now, ok=status == "sent",
+                                                      error=error, channel=channel))
 
     def fail_interrupted(self, channel: str, now: datetime) -> int:
-        """Deliveries of ``channel`` left ``sending`` by a process that died: failed, never tried twice."""
+        """Deliveries of ``channel`` left by a process that died, once their lease ran out: those it had
+        begun are failed, never tried twice; those it had only claimed are due again.  Returns how many
+        were failed."""
         with self.db.engine.begin() as conn:
             res = conn.execute(update(DeliveryRow).where(
                 DeliveryRow.channel == channel, DeliveryRow.status == "sending", DeliveryRow.next_attempt_at < now,
             ).values(status="failed", last_error=INTERRUPTED, updated_at=now))
+            conn.execute(update(DeliveryRow).where(
+                DeliveryRow.channel == channel, DeliveryRow.status == "claimed", DeliveryRow.next_attempt_at < now,
+            ).values(status="pending", next_attempt_at=now, updated_at=now))
             return res.rowcount or 0
 
     def _take_lease(self, name: str, owner: str, now: datetime, lease: timedelta) -> bool:

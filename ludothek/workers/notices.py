@@ -133,10 +133,17 @@ class ChannelJob:
         try:
             for _ in range(MAX_BATCHES):
                 claimed = deliveries.claim(name, self.owner, now, self.batch, self.lease)
+                # Each outcome is recorded in the transaction that begins the next delivery (`Deliveries.begin`).
+                outcome_of_last: dict[str, Any] | None = None
                 for item in claimed:
+                    if not deliveries.begin(item.id, now, outcome_of_last):
+                        outcome_of_last = None
+                        continue
                     outcome = self._deliver(item, now)
-                    self._record(item, outcome, now)
+                    outcome_of_last = self._finish_args(item, outcome, now)
                     sent += isinstance(outcome, Sent)
+                if outcome_of_last is not None:
+                    deliveries.finish(now=now, **outcome_of_last)
                 if len(claimed) < self.batch:
                     break
         finally:
@@ -163,25 +170,24 @@ class ChannelJob:
             log.exception("the %s channel raised on delivery %s", self.channel.name, item.id)
             return Retry(f"{RAISED}: {type(exc).__name__}: {exc}"[:500])
 
-    def _record(self, item: ClaimedDelivery, outcome: Outcome, now: datetime) -> None:
-        deliveries = self.site.deliveries
-        common: dict[str, Any] = {"attempts": item.attempts, "outbox_id": item.outbox_id, "channel": item.channel}
+    def _finish_args(self, item: ClaimedDelivery, outcome: Outcome, now: datetime) -> dict[str, Any]:
+        """How `Deliveries.finish` records ``outcome`` (a retry after ``Retry.after`` or the back-off)."""
+        common: dict[str, Any] = {"delivery_id": item.id, "attempts": item.attempts, "outbox_id": item.outbox_id,
+                                  "channel": item.channel}
         if isinstance(outcome, Sent):
-            deliveries.finish(item.id, now, "sent", **common)
-        elif isinstance(outcome, Skipped):
-            deliveries.finish(item.id, now, "skipped", error=outcome.reason[:500], **common)
-        elif isinstance(outcome, Failed):
-            deliveries.finish(item.id, now, "failed", error=outcome.error[:500], **common)
+            return {**common, "status": "sent"}
+        if isinstance(outcome, Skipped):
+            return {**common, "status": "skipped", "error": outcome.reason[:500]}
+        if isinstance(outcome, Failed):
             log.warning("%s delivery %s (%s) failed for good", item.channel, item.id, item.kind)
-        else:
-            backoff = self.channel.backoff
-            if item.attempts + 1 > len(backoff):
-                deliveries.finish(item.id, now, "failed", error=outcome.error[:500], **common)
-                log.warning("%s delivery %s (%s) failed after %d attempts", item.channel, item.id, item.kind,
-                            item.attempts + 1)
-            else:
-                wait = outcome.after if outcome.after is not None else backoff[item.attempts]
-                deliveries.finish(item.id, now, "pending", error=outcome.error[:500], retry_at=now + wait, **common)
+            return {**common, "status": "failed", "error": outcome.error[:500]}
+        backoff = self.channel.backoff
+        if item.attempts + 1 > len(backoff):
+            log.warning("%s delivery %s (%s) failed after %d attempts", item.channel, item.id, item.kind,
+                        item.attempts + 1)
+            return {**common, "status": "failed", "error": outcome.error[:500]}
+        wait = outcome.after if outcome.after is not None else backoff[item.attempts]
+        return {**common, "status": "pending", "error": outcome.error[:500], "retry_at": now + wait}
 
     def stop(self) -> None:
         self.site.deliveries.release_lease(self.channel.name, self.owner)
