@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 MAX_BATCHES = 40
 #: How often finished outbox rows and deliveries older than ``keep`` are deleted.
 PRUNE_EVERY = timedelta(hours=1)
+#: At least this long between two passes of a runner, however many moves wake it: under load each
+#: pass takes the notices of many moves at once (a pass per move would cost every move a few queries).
+PACE = 0.2
 #: What a channel's deliver raising (instead of returning an outcome) is recorded as.
 RAISED = "the channel raised"
 
@@ -237,11 +240,11 @@ class NoticeRunners:
     fan-out wakes the channels once it made deliveries.  ``interval`` is how often each looks anyway.
     """
 
-    def __init__(self, job: NoticeJob, interval: float) -> None:
+    def __init__(self, job: NoticeJob, interval: float, pace: float = PACE) -> None:
         self.job = job
-        self.channel_runners = [Runner([j], interval=interval) for j in job.jobs]
+        self.channel_runners = [Runner([j], interval=interval, pace=pace) for j in job.jobs]
         job.fan_out.on_fanned = self._wake_channels
-        self.fan_out = Runner([job.fan_out], interval=interval)
+        self.fan_out = Runner([job.fan_out], interval=interval, pace=pace)
         self.runners = [self.fan_out, *self.channel_runners]
 
     def _wake_channels(self) -> None:

@@ -10,6 +10,7 @@ and changes nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Form, Request, WebSocket
@@ -131,14 +132,15 @@ async def set_channels(request: Request) -> Response:
     changes: dict[str, dict[str, bool]] = {}
     for channel in form.getlist("shown"):
         info = CHANNELS.get(channel) if isinstance(channel, str) else None
-        if info is None:
+        if info is None or not isinstance(channel, str):
             continue
         changes[channel] = {kind: form.get(f"{channel}.{kind}") == "1" for kind in info.kinds
                             if not (channel == "mail" and kind in MAIL_MAPPED)}
     try:
         await portal.offload(portal.site.notices.set, user.id, changes)
     except StoreError as exc:
-        return await portal.offload(account_page, request, user, status=exc.status, error=message_of(exc, user.lang))
+        refused = functools.partial(account_page, request, user, status=exc.status, error=message_of(exc, user.lang))
+        return await portal.offload(refused)
     return redirect(request, "/account#notices")
 
 
