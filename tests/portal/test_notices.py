@@ -368,3 +368,12 @@ def test_the_tab_channel_tells_the_users_tabs(site: Site) -> None:
 
 def test_queue_mail_is_queue_notice() -> None:
     assert queue_mail is queue_notice
+
+
+def test_the_latency_benchmark_runs(tmp_path: Path) -> None:
+    """A smoke run of benchmarks/bench_notice_latency.py (its figures belong to `make bench`)."""
+    from benchmarks.bench_notice_latency import measure, rows
+
+    got = measure(f"sqlite:///{tmp_path / 'bench.sqlite3'}", None, rate=20, seconds=1, processes=1)
+    assert got["notices"] > 0 and got["handover_p99"] >= got["handover_p50"] > 0
+    assert len(rows("SQLite", got, 20, 1)) == 6
