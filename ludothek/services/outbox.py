@@ -1,5 +1,5 @@
-"""The transactional outbox, the senders' side (`Outbox`): mails are queued in the transaction of what
-caused them, sent later.
+"""The transactional outbox, the senders' side (`Outbox`): notices are queued in the transaction of what
+caused them, fanned out to the channels later (issue 30: `ludothek.workers.notices`, docs/notifications.md).
 
 Queuing is one ``INSERT`` into ``outbox`` inside the caller's transaction, so
 a crash can neither lose a notification nor send one for a move that was not
@@ -20,6 +20,11 @@ game's current ``seq`` and ``{"deadline": <ISO 8601 time>}``; it is skipped
 if the player has moved meanwhile or wants no turn mails).  A new kind needs
 a branch in `ludothek.workers.mail_compose.Composer`.  ``payload`` is small
 JSON the composer reads.
+
+Since issue 30 a claimed row is not sent but fanned out: its deliveries, one per channel and target,
+are written with its ``dispatched`` in one transaction (`ludothek.storage.deliveries`), and it is
+each delivery that is sent at most once, as described there.  What follows is how rows were sent
+before, and how each delivery is still sent.
 
 Sending at most once: the sender claims a row by switching it from
 ``pending`` to ``sending`` (a conditional ``UPDATE``, committed before the
