@@ -117,16 +117,44 @@ def _player(url: str, redis_url: str | None, index: int, rate: float, seconds: f
     site.engine.dispose()
 
 
+def _worker(url: str, redis_url: str, seconds: float, out: Any, ready: Any) -> None:
+    """The notice worker in a process of its own (``ludothek worker``), woken through Redis by each move."""
+    import threading
+
+    from ludothek.portal.live.hub import RedisHub
+    from ludothek.workers.notices import NoticeJob, NoticeRunners, wake_on_redis
+
+    site = _site(url)
+    stub = HandOver()
+    runners = NoticeRunners(NoticeJob(site, [stub]), interval=0.5)
+    stop = threading.Event()
+    wake_on_redis(redis_url, RedisHub(redis_url, deployment="bench-notices").channel, runners.wake, stop)
+    runners.start()
+    ready.set()
+    time.sleep(seconds + 3)
+    stop.set()
+    runners.stop()
+    out.put(([], stub.latencies, 0.0))
+    site.engine.dispose()
+
+
 def _phase(url: str, redis_url: str | None, rate: float, seconds: float, processes: int,
-           notices: bool) -> tuple[list[float], list[float], float]:
+           notices: bool, worker: bool = False) -> tuple[list[float], list[float], float]:
+    """Moves in ``processes`` processes; notices by their own workers, or (``worker``) by one of its own."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    procs = [ctx.Process(target=_player, args=(url, redis_url, i, rate / processes, seconds, notices, out))
-             for i in range(processes)]
+    extra = []
+    if worker and redis_url:
+        ready = ctx.Event()
+        extra = [ctx.Process(target=_worker, args=(url, redis_url, seconds + 5, out, ready))]
+        extra[0].start()
+        ready.wait(120)
+    procs = [ctx.Process(target=_player, args=(url, redis_url, i, rate / processes, seconds, notices and not worker,
+                                               out)) for i in range(processes)]
     for p in procs:
         p.start()
-    results = [out.get(timeout=seconds + 300) for _ in procs]
-    for p in procs:
+    results = [out.get(timeout=seconds + 300) for _ in procs + extra]
+    for p in procs + extra:
         p.join(timeout=60)
     moves = [m for r in results for m in r[0]]
     handed = [h for r in results for h in r[1]]
@@ -152,12 +180,13 @@ def _forget_queued(url: str) -> None:
 
 
 def measure(url: str, redis_url: str | None, rate: float = 300, seconds: float = 20,
-            processes: int = 2) -> dict[str, float]:
-    """Both phases; the figures in milliseconds (and the rates reached, in moves/s)."""
+            processes: int = 2, worker: bool = False) -> dict[str, float]:
+    """Both phases; the figures in milliseconds (and the rates reached, in moves/s).  ``worker``: the
+    notices are handed over by a worker process of its own (woken through Redis), not by the movers."""
     _site(url).engine.dispose()  # migrated once, before the processes start
     quiet, _, quiet_rate = _phase(url, redis_url, rate, seconds, processes, notices=False)
     _forget_queued(url)  # the first phase's notices are nobody's: not counted in the second
-    moves, handed, rate_on = _phase(url, redis_url, rate, seconds, processes, notices=True)
+    moves, handed, rate_on = _phase(url, redis_url, rate, seconds, processes, notices=True, worker=worker)
     return {
         "handover_p50": pct(handed, 0.50) * 1000, "handover_p99": pct(handed, 0.99) * 1000,
         "handover_max": max(handed, default=float("nan")) * 1000, "notices": float(len(handed)),
@@ -182,16 +211,23 @@ def rows(label: str, got: dict[str, float], rate: float, processes: int) -> list
 
 
 def run(rate: float = 300, seconds: float = 20, processes: int = 2) -> list[tuple[str, float, str, str]]:
-    """The rows `make bench` prints: PostgreSQL (+ Redis when reachable), else SQLite."""
+    """The rows `make bench` prints: PostgreSQL (+ Redis when reachable), else SQLite.  With Redis, both
+    ways a deployment runs the worker: in the server processes, and in a ``ludothek worker`` of its own."""
     redis_url = f"redis://{REDIS[0]}:{REDIS[1]}/0" if port_open(REDIS) else None
     label = "Redis" if redis_url else "no Redis"
     url = postgres_url()
     if url is not None:
-        reset_database(url)
-        try:
-            return rows(f"PostgreSQL + {label}", measure(url, redis_url, rate, seconds, processes), rate, processes)
-        finally:
+        out = []
+        for worker in ([False, True] if redis_url else [False]):
             reset_database(url)
+            try:
+                got = measure(url, redis_url, rate, seconds, processes, worker)
+            finally:
+                reset_database(url)
+            how = "worker process of its own" if worker else "worker in the moving processes"
+            out += [(f"{name} ({how})", value, unit, note)
+                    for name, value, unit, note in rows(f"PostgreSQL + {label}", got, rate, processes)]
+        return out
     with tempfile.TemporaryDirectory() as tmp:
         got = measure(f"sqlite:///{tmp}/bench.sqlite3", redis_url, rate, seconds, processes)
     return rows(f"SQLite (no PostgreSQL) + {label}", got, rate, processes)
@@ -200,4 +236,4 @@ def run(rate: float = 300, seconds: float = 20, processes: int = 2) -> list[tupl
 if __name__ == "__main__":
     args = [float(a) for a in sys.argv[1:4]]
     for bench, value, unit, note in run(*args[:2], *[int(a) for a in args[2:3]]):
-        print(f"{bench:<28} {value:>10,.1f} {unit:<6} {note}")
+        print(f"{bench:<60} {value:>10,.1f} {unit:<6} {note}")

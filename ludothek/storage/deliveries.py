@@ -6,9 +6,10 @@ target)`` makes a second fan-out of the same row (its claimer was thought dead) 
 
 Each channel then claims a batch of its own due deliveries (``pending`` → ``claimed`` under a lease),
 apart from every other channel: on PostgreSQL with ``FOR UPDATE SKIP LOCKED``, on SQLite under a
-lease per channel (``mail_lease`` rows named ``d:<channel>``).  Right before it tries one, the
-delivery becomes ``sending`` (`begin`: in the same transaction that records the previous one's
-outcome, so it costs no extra commit).  When a process dies, its deliveries that were claimed but
+lease per channel (``mail_lease`` rows named ``d:<channel>``).  Right before it tries them, a few
+deliveries at a time become ``sending`` (`begin`: in the same transaction that records the outcomes
+of those tried before, so it costs no extra commit; how many at a time is the channel's
+``begin_together``, 1 for mail).  When a process dies, its deliveries that were claimed but
 not begun go back to ``pending`` once their lease ran out (nothing was sent); one found still
 ``sending`` is marked ``failed``, never tried again: whether it went out is unknown, and a second
 copy is worse than none.
@@ -111,17 +112,27 @@ class Deliveries:
                                 r.seq, json.loads(r.payload_json), aware(r.created_at) or now)
                 for r in rows if r.status == "claimed"]
 
-    def begin(self, delivery_id: int | None, now: datetime, finish: Mapping[str, Any] | None = None) -> bool:
-        """In one transaction: record the previous delivery's outcome (``finish``: `finish`'s arguments)
-        and mark ``delivery_id`` ``sending``, right before it is tried.  False: it is not ours any more."""
+    def begin(self, delivery_ids: Sequence[int], now: datetime,
+              finished: Sequence[Mapping[str, Any]] = ()) -> list[int]:
+        """In one transaction: record the outcomes of deliveries tried before (``finished``: `finish`'s
+        arguments) and mark ``delivery_ids`` ``sending``, right before they are tried.  Returns the ids
+        that were still claimed (the others are not ours any more)."""
         with self.db.engine.begin() as conn:
-            if finish is not None:
-                self._finish(conn, now=now, **finish)
-            if delivery_id is None:
-                return False
-            res = conn.execute(update(DeliveryRow).where(DeliveryRow.id == delivery_id, DeliveryRow.status == "claimed")
-                               .values(status="sending", updated_at=now))
-            return res.rowcount == 1
+            for args in finished:
+                self._finish(conn, now=now, **args)
+            if not delivery_ids:
+                return []
+            mine = set(conn.execute(update(DeliveryRow).where(DeliveryRow.id.in_(list(delivery_ids)),
+                                                              DeliveryRow.status == "claimed")
+                                    .values(status="sending", updated_at=now).returning(DeliveryRow.id)).scalars())
+        return [i for i in delivery_ids if i in mine]
+
+    def finish_many(self, now: datetime, finished: Sequence[Mapping[str, Any]]) -> None:
+        """`finish` for several deliveries in one transaction."""
+        if finished:
+            with self.db.engine.begin() as conn:
+                for args in finished:
+                    self._finish(conn, now=now, **args)
 
     def finish(self, delivery_id: int, now: datetime, status: str, *, attempts: int, error: str | None = None,
                retry_at: datetime | None = None, outbox_id: int | None = None, channel: str | None = None) -> None:

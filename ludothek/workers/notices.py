@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -44,6 +45,8 @@ PRUNE_EVERY = timedelta(hours=1)
 #: At least this long between two passes of a runner, however many moves wake it: under load each
 #: pass takes the notices of many moves at once (a pass per move would cost every move a few queries).
 PACE = 0.2
+#: Deliveries begun together, unless the channel says otherwise (``begin_together``; mail: 1).
+BEGIN_TOGETHER = 8
 #: What a channel's deliver raising (instead of returning an outcome) is recorded as.
 RAISED = "the channel raised"
 
@@ -126,6 +129,9 @@ class ChannelJob:
         self.batch = batch
         self.owner = owner_name()
         self.lease: timedelta = getattr(channel, "lease", LEASE)
+        #: How many deliveries are begun in one transaction: if the process dies, the untried ones of
+        #: its group are failed with the one being tried (never sent twice; at most this many lost).
+        self.together = max(1, int(getattr(channel, "begin_together", BEGIN_TOGETHER)))
 
     def run_once(self, now: datetime) -> int:
         """Deliver what is due at ``now``; returns how many were sent."""
@@ -136,17 +142,19 @@ class ChannelJob:
         try:
             for _ in range(MAX_BATCHES):
                 claimed = deliveries.claim(name, self.owner, now, self.batch, self.lease)
-                # Each outcome is recorded in the transaction that begins the next delivery (`Deliveries.begin`).
-                outcome_of_last: dict[str, Any] | None = None
-                for item in claimed:
-                    if not deliveries.begin(item.id, now, outcome_of_last):
-                        outcome_of_last = None
-                        continue
-                    outcome = self._deliver(item, now)
-                    outcome_of_last = self._finish_args(item, outcome, now)
-                    sent += isinstance(outcome, Sent)
-                if outcome_of_last is not None:
-                    deliveries.finish(now=now, **outcome_of_last)
+                # The outcomes of one group are recorded in the transaction that begins the next group.
+                done: list[dict[str, Any]] = []
+                for at in range(0, len(claimed), self.together):
+                    group = claimed[at:at + self.together]
+                    mine = set(deliveries.begin([item.id for item in group], now, done))
+                    done = []
+                    for item in group:
+                        if item.id not in mine:
+                            continue
+                        outcome = self._deliver(item, now)
+                        done.append(self._finish_args(item, outcome, now))
+                        sent += isinstance(outcome, Sent)
+                deliveries.finish_many(now, done)
                 if len(claimed) < self.batch:
                     break
         finally:
@@ -231,6 +239,33 @@ class NoticeJob:
         self.fan_out.stop()
         for job in self.jobs:
             job.stop()
+
+
+def wake_on_redis(url: str, channel: str, wake: Callable[[], None], stop: threading.Event) -> threading.Thread:
+    """A thread that calls ``wake`` for every message on the Redis pub/sub ``channel``: the servers' live
+    events (`ludothek.portal.live.hub.RedisHub` publishes one for every stored move), so that a notice
+    worker in a process of its own (``ludothek worker``) looks at once, as a server's own worker does."""
+    import redis
+
+    def listen() -> None:
+        pause = 0.5
+        while not stop.is_set():
+            try:
+                client = redis.Redis.from_url(url, socket_keepalive=True, health_check_interval=15)
+                pubsub = client.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(channel)
+                pause = 0.5
+                while not stop.is_set():
+                    if pubsub.get_message(timeout=1.0) is not None:
+                        wake()
+            except redis.RedisError:
+                log.warning("the notice worker's Redis wake-up is lost; polling until it is back")
+                stop.wait(pause)
+                pause = min(pause * 2, 30.0)
+
+    thread = threading.Thread(target=listen, name="ludothek-notices-wake", daemon=True)
+    thread.start()
+    return thread
 
 
 class NoticeRunners:

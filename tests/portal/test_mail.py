@@ -436,7 +436,7 @@ def test_nothing_is_sent_twice_after_a_restart(db_url: str, smtp: tuple[Sink, in
         job = c.app.state.mail_job  # type: ignore[attr-defined]
         job.fan_out.run_once(utcnow())
         claimed = site.deliveries.claim("mail", job.jobs[0].owner, utcnow())
-        assert len(claimed) == 1 and site.deliveries.begin(claimed[0].id, utcnow())
+        assert len(claimed) == 1 and site.deliveries.begin([claimed[0].id], utcnow())
     with TestClient(mail_app(db_url, port)) as c:  # the restart
         site = site_of(c)
         assert send(c) == 0  # the first is sent already; the second is still leased
