@@ -32,6 +32,8 @@ class StubChannel:
         self.needs_message = needs_message
         self.got: list[tuple[int, int, str, Message, float]] = []
         self.release = threading.Event()
+        #: Set once a delivery has begun (in "hang" mode: the channel hangs from now on).
+        self.entered = threading.Event()
 
     def enabled(self) -> bool:
         return True
@@ -46,6 +48,7 @@ class StubChannel:
             return Retry("the stub fails")
         if self.mode == "raise":
             raise RuntimeError("the stub raises")
+        self.entered.set()
         if self.mode == "hang":
             self.release.wait(60)
         self.got.append((delivery.notice.id, delivery.target, delivery.notice.kind, message, time.time()))

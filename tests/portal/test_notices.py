@@ -231,7 +231,10 @@ def test_a_hanging_channel_never_holds_back_another(site: Site) -> None:
     runners = NoticeRunners(NoticeJob(site, [stuck, hook]), interval=0.05)
     runners.start()
     try:
-        ids = [queue(site, anna, "turn") for _ in range(3)]
+        ids = [queue(site, anna, "turn")]
+        runners.wake()
+        until(stuck.entered.is_set)  # the push channel hangs in its first delivery from now on
+        ids += [queue(site, anna, "turn") for _ in range(2)]
         runners.wake()
         until(lambda: len(hook.got) == 3)
         assert [n for n, *_ in hook.got] == ids and stuck.got == []
