@@ -15,6 +15,7 @@ import os
 import random
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -396,6 +397,7 @@ def worker(db: str | None, interval: float) -> int:
     from ludothek.services import Site
     from ludothek.storage import make_engine, migrate
     from ludothek.workers.clocks import ClockJob
+    from ludothek.workers.notices import NoticeRunners, wake_on_redis
     from ludothek.workers.runner import Runner
 
     settings = Settings.from_env(db)
@@ -408,13 +410,27 @@ def worker(db: str | None, interval: float) -> int:
     # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
-    runner = Runner([ClockJob(site), mail], interval=interval)
-    print(f"Ludothek worker on {settings.db_url}: clocks and mail every {interval:g} s", flush=True)
+    clocks = Runner([ClockJob(site)], interval=interval)
+    notices = NoticeRunners(mail, interval=min(interval, settings.notice_interval))
+    woken = threading.Event()
+    if settings.redis_url:
+        # The open-tab channel reaches the servers' tabs through Redis (a publisher thread), and every move a
+        # server publishes there wakes this worker's fan-out at once.
+        from ludothek.portal.live.hub import RedisHub
+
+        hub = RedisHub(settings.redis_url, deployment=secret)
+        site.user_messages.append(hub.publish_user)
+        wake_on_redis(settings.redis_url, hub.channel, notices.wake, woken)
+    print(f"Ludothek worker on {settings.db_url}: clocks every {interval:g} s, notices on "
+          f"{', '.join(c.name for c in mail.channels)}", flush=True)
+    clocks.start()
     try:
-        runner.run_forever()
+        notices.run_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        woken.set()
+        clocks.stop()
         mail.stop()
         engine.dispose()
     return 0

@@ -71,6 +71,8 @@ FAMILIES: dict[str, Family] = {
     "webhook_status_": Family(constants=("WEBHOOK_STATUSES",)),
     "webhook_reason_": Family(constants=("WEBHOOK_REASONS",)),
     "webhook_format_": Family(constants=("WEBHOOK_FORMATS",)),
+    "channel_": Family(constants=("CHANNEL_NAMES",)),
+    "notice_kind_": Family(constants=("NOTICE_KINDS",)),
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 

@@ -216,6 +216,9 @@ class PlaySettingsOut(BaseModel):
 
 class NotificationsOut(PrefsOut):
     email: EmailOut
+    channels: dict[str, dict[str, bool]] = Field(
+        description="per notification channel (mail, tab, push, webhook), every kind of notice it carries and "
+                    "whether I want it there; mail's turn, invited and ended follow turns, invites and ended")
 
 
 class VerifiedOut(BaseModel):

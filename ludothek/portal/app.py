@@ -27,7 +27,7 @@ from ludothek.services import Site
 from ludothek.services.community.replaylimits import ReplayLimits, replay_gate
 from ludothek.services.webhooks import WebhookPolicy
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
-from ludothek.workers.channels.push import push_channel
+from ludothek.workers.channels.push import PushChannel, push_channel
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
@@ -149,14 +149,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         site.listeners.append(portal.dbwatch.on_event)
         site.bots.thinking_listeners.append(portal.dbwatch.on_thinking)
     portal.links = MailLinks(secret, settings.base_url, settings.email_undo_days)
-    mail_job = make_mail_job(settings, site, portal.links)
-    if settings.push:  # the VAPID keys: the setting's, or the database's (made now on the first start)
-        portal.push = push_channel(site.push, subject=vapid_subject(settings), private_key=settings.vapid_private_key,
-                                   private_key_file=settings.vapid_private_key_file,
-                                   allow_loopback=settings.push_allow_loopback)
+    # The open-tab channel reaches this process's tabs (and, through Redis, every server's).
+    site.user_messages.append(hub.publish_user)
+    portal.push = make_push_channel(settings, site)
+    mail_job = make_mail_job(settings, site, portal.links, push=portal.push)
+    portal.channels = [channel.name for channel in mail_job.channels]
     if settings.mail_interval > 0:
-        # The sender runs in a runner of its own, so a verification or reset mail can wake it at once.
-        portal.mail = Runner([mail_job], interval=settings.mail_interval)
+        # The notice worker: a runner for the fan-out and one per channel, so that no channel holds back
+        # another; every stored move of this process, and a verification or reset mail, wakes it at once.
+        from ludothek.workers.notices import NoticeRunners
+
+        portal.mail = NoticeRunners(mail_job, interval=min(settings.mail_interval, settings.notice_interval))
+        site.listeners.append(portal.mail.on_event)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
@@ -313,13 +317,29 @@ def webhook_policy(settings: Settings) -> WebhookPolicy:
                          max_answer=settings.webhook_max_answer)
 
 
-def make_mail_job(settings: Settings, site: Site, links: MailLinks) -> MailJob:
-    """The mail sender for ``settings``: SMTP when ``smtp_url`` is set, else ``.eml`` files (for the runner too)."""
+def make_push_channel(settings: Settings, site: Site) -> PushChannel | None:
+    """The Web Push channel for ``settings`` (None with ``LUDOTHEK_PUSH=off``): the VAPID keys are the
+    setting's, or the database's (made now on the first start)."""
+    if not settings.push:
+        return None
+    return push_channel(site.push, subject=vapid_subject(settings), private_key=settings.vapid_private_key,
+                        private_key_file=settings.vapid_private_key_file, allow_loopback=settings.push_allow_loopback)
+
+
+def make_mail_job(settings: Settings, site: Site, links: MailLinks, push: PushChannel | None = None) -> MailJob:
+    """The notice worker for ``settings`` (`MailJob`): its channels from ``LUDOTHEK_CHANNELS``, mail by SMTP
+    when ``smtp_url`` is set, else as ``.eml`` files (for the ``ludothek worker`` runner too); Web Push
+    (``push``, or made here from the settings) and webhooks under the same settings as the portal's."""
     from ludothek.workers.mail import FileTransport, MailJob, SmtpTransport, Transport
 
+    site.webhooks.policy = webhook_policy(settings)
+    if push is None:
+        push = make_push_channel(settings, site)
+
     transport: Transport = SmtpTransport(settings.smtp_url) if settings.smtp_url else FileTransport(settings.mail_dir)
+    env = {**os.environ, **({"LUDOTHEK_CHANNELS": settings.channels} if settings.channels else {})}
     return MailJob(site, links, transport, sender=settings.mail_from,
-                   keep=timedelta(days=max(1, settings.mail_keep_days)))
+                   keep=timedelta(days=max(1, settings.mail_keep_days)), env=env, extra={"push": push})
 
 
 def _serve_settings(db_url: str | None, host: str, port: int, overrides: dict[str, Any]) -> Settings:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ludothek.workers.bots import BotWorker
     from ludothek.workers.channels.push import PushChannel
     from ludothek.workers.mail_links import MailLinks
-    from ludothek.workers.runner import Runner
+    from ludothek.workers.notices import NoticeRunners
 
 #: A game id in a path: bounded like the column (int4 on PostgreSQL), so an id beyond it is
 #: "no such game" (404) on every route instead of a driver's overflow error.
@@ -60,8 +60,10 @@ class Portal:
 
     #: Signed links in mails (verification, reset, unsubscribe).
     links: MailLinks | None = None
-    #: The in-process mail sender (``None``: another process sends).
-    mail: Runner | None = None
+    #: The in-process notice worker (``None``: another process sends).
+    mail: NoticeRunners | None = None
+    #: The notification channels this deployment runs, in order (the account page lists their kinds).
+    channels: list[str] = field(default_factory=list)
     #: Where the async handlers' store calls run (`ludothek.portal.offload`).
     offload: Offload = field(default_factory=lambda: Offload(0))
     #: The operator's figures (``/metrics``) and who may read them.

@@ -70,7 +70,8 @@ class DatabaseFigures(Collector):
     def collect(self) -> Iterable[Metric]:
         games = GaugeMetricFamily("ludothek_games", "Games by status", labels=["status"])
         bots = GaugeMetricFamily("ludothek_bot_queue", "Bot turns waiting for a bot worker (no live claim)")
-        outbox = GaugeMetricFamily("ludothek_outbox", "Mails in the outbox not yet sent (pending or being sent)")
+        outbox = GaugeMetricFamily("ludothek_outbox", "Notices not yet handed over: outbox rows not yet fanned out, "
+                                   "and deliveries to channels not yet done (pending, claimed or being sent)")
         try:
             with self.engine.connect() as conn:
                 counts = dict.fromkeys(GAME_STATUSES, 0)
@@ -81,7 +82,8 @@ class DatabaseFigures(Collector):
                 # The bot turns no worker holds: counted by the definition the bot workers claim by.
                 bots.add_metric([], float(count_pending(conn, datetime.now(UTC))))
                 outbox.add_metric([], float(conn.execute(text(
-                    "SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')")).scalar_one()))
+                    "SELECT (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) + "
+                    "(SELECT count(*) FROM deliveries WHERE status IN ('pending', 'claimed', 'sending'))")).scalar_one()))
         except Exception:  # the scrape still shows the process's own figures; /readyz says what is wrong
             log.exception("could not read the database figures for /metrics")
             return

@@ -120,6 +120,11 @@ class Settings:
     vapid_subject: str | None = None
     #: Accept push endpoints on ``http://127.0.0.1`` and send to loopback addresses (tests only).
     push_allow_loopback: bool = False
+    #: Seconds between two looks of the notice worker's runners (fan-out, each channel) when nothing woke
+    #: them; a stored move of this process wakes them at once (issue 30).
+    notice_interval: float = 0.5
+    #: The notification channels that run, comma-separated, in order (empty: every known channel).
+    channels: str = ""
     #: Who may read ``/metrics``: addresses or networks, comma-separated (``LUDOTHEK_METRICS_ALLOW``).
     metrics_allow: str = "127.0.0.1/32,::1/128"
     #: Threads for the async handlers' database calls (PostgreSQL; SQLite calls run on the event loop).
@@ -158,6 +163,8 @@ class Settings:
             vapid_private_key_file=os.environ.get("LUDOTHEK_VAPID_PRIVATE_KEY_FILE") or None,
             vapid_subject=os.environ.get("LUDOTHEK_VAPID_SUBJECT") or None,
             push_allow_loopback=os.environ.get("LUDOTHEK_PUSH_ALLOW_LOOPBACK") == "1",
+            notice_interval=float(os.environ.get("LUDOTHEK_NOTICE_INTERVAL", "0.5")),
+            channels=os.environ.get("LUDOTHEK_CHANNELS", ""),
             metrics_allow=os.environ.get("LUDOTHEK_METRICS_ALLOW") or "127.0.0.1/32,::1/128",
             access_log=os.environ.get("LUDOTHEK_ACCESS_LOG", "on") != "off",
             sockets_per_user=int(os.environ.get("LUDOTHEK_SOCKETS_PER_USER", "16")),

@@ -29,6 +29,7 @@ the links of the later changes, never of earlier ones.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -136,7 +137,13 @@ class Notify:
         self.hasher = hasher
         self.sessions = sessions
         self.users = users
+        #: Told the user id whenever that user's settings change (`ludothek.services.notices.prefs` forgets its copy).
+        self.prefs_listeners: list[Callable[[int], None]] = []
 
+    def _changed(self, user_id: int) -> None:
+        """Tell the listeners that the user's address or settings changed."""
+        for listener in self.prefs_listeners:
+            listener(user_id)
 
     # ------------------------------------------------------------------ addresses
     def email_of(self, user_id: int) -> EmailInfo:
@@ -188,6 +195,7 @@ class Notify:
                 address=address, verified_at=now, pending=None, pending_since=None))
             if row.address != address:
                 self._address_changed(conn, user_id, row.address, address, now)
+        self._changed(user_id)
         return address
 
     def remove_email(self, user_id: int, now: datetime | None = None) -> None:
@@ -199,6 +207,7 @@ class Notify:
                 address=None, verified_at=None, pending=None, pending_since=None))
             if old is not None:
                 self._address_changed(conn, user_id, old, None, now)
+        self._changed(user_id)
 
     @staticmethod
     def _address_changed(conn: Connection, user_id: int, old: str | None, new: str | None, now: datetime) -> None:
@@ -247,6 +256,7 @@ class Notify:
             queue_mail(conn, user_id, "reset", {"gen": gen, "address": change.old_address,
                                                 "reset": _next_reset_gen(conn, user_id)}, now=now)
         self.users.forget(user_id)
+        self._changed(user_id)
         return str(change.old_address)
 
     @staticmethod
@@ -297,6 +307,7 @@ class Notify:
             with self.db.engine.begin() as conn:
                 conn.execute(self.db.upsert(NotifyPrefs, [NotifyPrefs.user_id],
                                           {"user_id": user_id, "last_digest_on": None, **values}, changed))
+            self._changed(user_id)
         return self.prefs(user_id)
 
     def unsubscribe(self, user_id: int) -> None:

@@ -1,5 +1,5 @@
-"""The transactional outbox, the senders' side (`Outbox`): mails are queued in the transaction of what
-caused them, sent later.
+"""The transactional outbox, the senders' side (`Outbox`): notices are queued in the transaction of what
+caused them, fanned out to the channels later (issue 30: `ludothek.workers.notices`, docs/notifications.md).
 
 Queuing is one ``INSERT`` into ``outbox`` inside the caller's transaction, so
 a crash can neither lose a notification nor send one for a move that was not
@@ -20,6 +20,11 @@ game's current ``seq`` and ``{"deadline": <ISO 8601 time>}``; it is skipped
 if the player has moved meanwhile or wants no turn mails).  A new kind needs
 a branch in `ludothek.workers.mail_compose.Composer`.  ``payload`` is small
 JSON the composer reads.
+
+Since issue 30 a claimed row is not sent but fanned out: its deliveries, one per channel and target,
+are written with its ``dispatched`` in one transaction (`ludothek.storage.deliveries`), and it is
+each delivery that is sent at most once, as described there.  What follows is how rows were sent
+before, and how each delivery is still sent.
 
 Sending at most once: the sender claims a row by switching it from
 ``pending`` to ``sending`` (a conditional ``UPDATE``, committed before the
@@ -43,7 +48,15 @@ from sqlalchemy.exc import IntegrityError
 
 from ludothek.storage.database import Database
 from ludothek.storage.info import aware
-from ludothek.storage.models import ActionRow, MailLease, OutboxAttempt, OutboxRow, TurnMail, utcnow
+from ludothek.storage.models import (
+    ActionRow,
+    DeliveryRow,
+    MailLease,
+    OutboxAttempt,
+    OutboxRow,
+    TurnMail,
+    utcnow,
+)
 
 #: Waits before the 2nd, 3rd ... attempt; after the last one the mail is marked failed.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2),
@@ -52,7 +65,7 @@ BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), ti
 LEASE = timedelta(minutes=5)
 #: Outbox rows that are done with (sent, failed, skipped), kept this long for operators, then deleted.
 KEEP_FINISHED = timedelta(days=30)
-FINISHED = ("sent", "failed", "skipped")
+FINISHED = ("sent", "failed", "skipped", "dispatched")
 
 
 @dataclass(frozen=True)
@@ -217,19 +230,26 @@ class Outbox:
                 )
 
     def fail_interrupted_mail(self, now: datetime) -> int:
-        """Mails left ``sending`` by a sender that died: marked failed, never sent twice."""
+        """Outbox rows left ``sending`` by a fan-out that died: ``pending`` again.
+
+        Fanning a row out is one transaction (`ludothek.storage.deliveries.Deliveries.fan_out`) that
+        sends nothing, so a row still ``sending`` had no delivery made; and should its first claimer
+        still finish, ``UNIQUE(outbox_id, channel, target)`` keeps the deliveries single.  Whatever can
+        be sent twice is a delivery, and those are failed, never retried, when interrupted.
+        """
         where = [OutboxRow.status == "sending", OutboxRow.next_attempt_at < now]
         if self.db.sqlite and self._outbox_low is not None:
             # No status index on SQLite: look only from the low mark on (no row below it is sending).
             where.append(OutboxRow.id >= self._outbox_low)
         with self.db.engine.begin() as conn:
-            res = conn.execute(
-                update(OutboxRow)
-                .where(*where)
-                .values(status="failed", last_error="the sender stopped while sending; not sent again so that "
-                                                    "it cannot arrive twice")
-            )
+            res = conn.execute(update(OutboxRow).where(*where).values(status="pending", next_attempt_at=now))
             return res.rowcount or 0
+
+    def remember_turn_mail(self, user_id: int, game_id: int, seq: int) -> None:
+        """A "your turn" mail went out after the user's move ``seq``: none again until they move (`turn_mail_since`)."""
+        with self.db.engine.begin() as conn:
+            conn.execute(self.db.upsert(TurnMail, [TurnMail.user_id, TurnMail.game_id],
+                                      {"user_id": user_id, "game_id": game_id, "seq": seq}, {"seq": seq}))
 
     def prune_mail(self, before: datetime, batch: int = 5000) -> int:
         """Delete finished mails (sent, failed, skipped) queued before ``before``, with their attempts.
@@ -245,41 +265,58 @@ class Outbox:
         while True:
             with self.db.engine.begin() as conn:
                 top = conn.execute(select(func.max(OutboxRow.id))).scalar() or 0
+                unfinished = select(DeliveryRow.id).where(DeliveryRow.outbox_id == OutboxRow.id,
+                                                          DeliveryRow.status.in_(("pending", "claimed", "sending")))
                 ids = list(conn.execute(
                     select(OutboxRow.id)
-                    .where(OutboxRow.status.in_(FINISHED), OutboxRow.created_at < before, OutboxRow.id < top)
+                    .where(OutboxRow.status.in_(FINISHED), OutboxRow.created_at < before, OutboxRow.id < top,
+                           ~unfinished.exists())
                     .order_by(OutboxRow.id).limit(batch)
                 ).scalars())
                 if ids:
                     conn.execute(delete(OutboxAttempt).where(OutboxAttempt.outbox_id.in_(ids)))
+                    conn.execute(delete(DeliveryRow).where(DeliveryRow.outbox_id.in_(ids)))
                     conn.execute(delete(OutboxRow).where(OutboxRow.id.in_(ids)))
             total += len(ids)
             if len(ids) < batch:
                 return total
 
     def mail_counts(self) -> dict[str, int]:
-        """Outbox rows by status (operators and tests)."""
-        with self.db.engine.begin() as conn:
-            rows = conn.execute(select(OutboxRow.status, func.count()).group_by(OutboxRow.status)).all()
-        return {r[0]: r[1] for r in rows}
+        """Outbox rows by their mail status (`mail_rows`; operators and tests)."""
+        counts: dict[str, int] = {}
+        for row in self.mail_rows():
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        return counts
 
     def mail_rows(self, user_id: int | None = None) -> list[dict[str, Any]]:
-        """Outbox rows with their attempts (operators and tests)."""
-        query = select(OutboxRow).order_by(OutboxRow.id)
+        """Outbox rows as mail sees them, with the attempts of the mail channel (operators and tests).
+
+        Once a row is fanned out, its status, attempts and last error are those of its mail delivery;
+        a row with no mail delivery (nobody wanted it by mail) reads ``skipped``.
+        """
+        query = (select(OutboxRow, DeliveryRow.status.label("d_status"), DeliveryRow.attempts.label("d_attempts"),
+                        DeliveryRow.last_error.label("d_error"))
+                 .outerjoin(DeliveryRow, (DeliveryRow.outbox_id == OutboxRow.id) & (DeliveryRow.channel == "mail"))
+                 .order_by(OutboxRow.id))
         if user_id is not None:
             query = query.where(OutboxRow.user_id == user_id)
         with self.db.engine.begin() as conn:
             rows = conn.execute(query).all()
-            attempts = conn.execute(select(OutboxAttempt).order_by(OutboxAttempt.id)).all()
+            attempts = conn.execute(select(OutboxAttempt).where(
+                (OutboxAttempt.channel == "mail") | OutboxAttempt.channel.is_(None)).order_by(OutboxAttempt.id)).all()
         by_mail: dict[int, list[dict[str, Any]]] = {}
         for a in attempts:
             by_mail.setdefault(a.outbox_id, []).append({"ok": bool(a.ok), "error": a.error})
-        return [
-            {"id": r.id, "user_id": r.user_id, "kind": r.kind, "game_id": r.game_id, "seq": r.seq,
-             "status": r.status, "attempts": r.attempts, "last_error": r.last_error,
-             "tries": by_mail.get(r.id, [])}
-            for r in rows
-        ]
+        out = []
+        for r in rows:
+            status, tries, error = r.status, r.attempts, r.last_error
+            if r.d_status is not None:
+                status, tries, error = r.d_status, r.d_attempts, r.d_error
+            elif status == "dispatched":
+                status, error = "skipped", "not wanted by mail"
+            out.append({"id": r.id, "user_id": r.user_id, "kind": r.kind, "game_id": r.game_id, "seq": r.seq,
+                        "status": status, "attempts": tries, "last_error": error, "tries": by_mail.get(r.id, [])})
+        return out
 
     def turn_mail_since(self, user_id: int, game_id: int, seq: int) -> bool:
         """Was a "your turn" mail for this game sent to the user after their move ``seq``?"""

@@ -12,6 +12,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 from ludothek.storage.info import GameEvent, UserInfo
 
@@ -82,6 +83,16 @@ class Listeners(list[Callable[[GameEvent], None]]):
     def notify(self, event: GameEvent) -> None:
         for listener in list(self):
             listener(event)
+
+
+class UserMessages(list[Callable[[int, dict[str, Any]], None]]):
+    """The functions that tell a user's open tabs something (the live hub's ``publish_user``)."""
+
+    def publish(self, user_id: int, message: dict[str, Any]) -> int:
+        """Hand ``message`` to every publisher; how many took it."""
+        for publish in list(self):
+            publish(user_id, message)
+        return len(self)
 
 
 class UserCache:

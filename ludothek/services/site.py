@@ -20,6 +20,9 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``outbox``         `Outbox`: the mail queue (the senders' side)
 ``notify``         `Notify`: addresses, mail settings, password resets, waiting games
 ``push``           `Push`: the browsers that receive Web Push, the site's VAPID keys
+``notices``        `NoticePrefs`: who wants which notice on which channel (issue 30)
+``messages``       `Messages`: a notice in the recipient's words
+``deliveries``     `Deliveries`: a notice's deliveries, per channel and target
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
@@ -36,6 +39,7 @@ from sqlalchemy import Engine
 
 from ludothek.storage.botturns import BotTurnQueue
 from ludothek.storage.database import Database
+from ludothek.storage.deliveries import Deliveries
 from ludothek.storage.games import Games
 from ludothek.storage.moves import move_writer
 
@@ -49,11 +53,12 @@ from .community.profiles import Profiles
 from .community.ratings import Ratings
 from .community.social import Social
 from .lobby import Lobby
+from .notices import Messages, NoticePrefs
 from .notify import Notify
 from .outbox import Outbox
 from .play import Play
 from .push import Push
-from .runtime import GameLocks, Listeners, StateCache, UserCache
+from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
 from .sessions import Sessions
 from .webhooks import Webhooks
 
@@ -83,6 +88,12 @@ class Site:
         self.outbox = Outbox(self.db)
         self.notify = Notify(self.db, self.hasher, self.sessions, self.users)
         self.push = Push(self.db)
+        #: Issue 30: who wants which notice on which channel, a notice in words, and its deliveries.
+        self.notices = NoticePrefs(self.db, self.notify)
+        self.messages = Messages(self)
+        self.deliveries = Deliveries(self.db)
+        #: Told ``(user id, message)`` for the user's open tabs (the portal's live hub; the tab channel).
+        self.user_messages = UserMessages()
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
         self.webhooks = Webhooks(self.db)

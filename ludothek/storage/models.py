@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -298,6 +299,46 @@ class OutboxAttempt(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     ok: Mapped[bool] = mapped_column(Boolean, default=False)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The channel that tried (``mail``, ``tab``, ``push``, ``webhook``; NULL: a mail before issue 30).
+    channel: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class DeliveryRow(Base):
+    """One notice (an outbox row) to one target of one channel (issue 30, `ludothek.storage.deliveries`).
+
+    Written by the fan-out, in one transaction with the outbox row's ``dispatched``.  ``status``:
+    ``pending`` → ``sending`` (claimed under a lease) → ``sent``; ``skipped`` (nobody wants it any
+    more), ``failed`` (refused, out of retries, or its sender died while sending: never tried twice).
+    """
+
+    __tablename__ = "deliveries"
+    __table_args__ = (
+        UniqueConstraint("outbox_id", "channel", "target", name="uq_deliveries_outbox_channel_target"),
+        # Each channel claims its own due deliveries (and finds its interrupted ones) by this index.
+        Index("ix_deliveries_due", "channel", "status", "next_attempt_at"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    outbox_id: Mapped[int] = mapped_column(ForeignKey("outbox.id", ondelete="CASCADE"))
+    channel: Mapped[str] = mapped_column(String(16))
+    #: The channel's own target id (a push subscription, a webhook), 0 where a user has one.
+    target: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(10), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class NoticePref(Base):
+    """A user's choice for one kind of notice on one channel, stored only where it differs from the
+    channel's default (`ludothek.services.notices.prefs`)."""
+
+    __tablename__ = "notice_prefs"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    channel: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24), primary_key=True)
+    wanted: Mapped[bool] = mapped_column(Boolean)
 
 
 class UsedLink(Base):

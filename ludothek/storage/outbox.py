@@ -1,4 +1,4 @@
-"""The outbox rows a transaction queues (mails sent later by the mail workers, `ludothek.services.outbox`).
+"""The outbox rows a transaction queues (notices fanned out to the channels later, `ludothek.workers.notices`).
 
 A mail is queued in the transaction of what causes it (a move, a reminder, an address to confirm), so it
 exists exactly when that change was stored; sending it is the mail workers' business.
@@ -16,14 +16,15 @@ from sqlalchemy import Connection, insert
 from .models import OutboxRow, utcnow
 
 
-def queue_mail(
+def queue_notice(
     conn: Connection, user_id: int, kind: str, payload: Mapping[str, Any] | None = None, *,
     game_id: int | None = None, seq: int | None = None, now: datetime | None = None,
 ) -> None:
-    """Queue one mail for ``user_id`` inside the caller's open transaction ``conn``.
+    """Queue one notice of ``kind`` (`ludothek.services.notices.kinds`) for ``user_id`` inside the
+    caller's open transaction ``conn``.
 
-    It is sent only if that transaction commits; the sender checks the
-    recipient's address and settings when it gets to it.
+    It is fanned out to the channels only if that transaction commits; each channel checks the
+    recipient's preferences, addresses and devices when it gets to it.
     """
     when = now or utcnow()
     conn.execute(insert(OutboxRow).values(
@@ -42,3 +43,7 @@ def outbox_sql(mark: str) -> str:
         f"INSERT INTO outbox ({OUTBOX_COLUMNS}) "
         f"VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark}, 'pending', 0, {mark})"
     )
+
+
+#: The name from before notices had channels (issue 30): the same function, kept for every caller.
+queue_mail = queue_notice

@@ -1,4 +1,5 @@
-"""The mail sender: a `ludothek.workers.Job` that delivers the outbox.
+"""Mail transports, and `MailJob`: the notice worker as mail senders knew it (the mail channel itself is
+`ludothek.workers.channels.mail`).
 
 ``LUDOTHEK_SMTP_URL`` says where mail goes:
 
@@ -21,30 +22,22 @@ import logging
 import os
 import smtplib
 import ssl
-import uuid
-from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from ludothek.services import Site
-from ludothek.services.outbox import KEEP_FINISHED, QueuedMail
+from ludothek.services.outbox import KEEP_FINISHED
 
-from .mail_compose import Composer, Skip, local_now
 from .mail_links import MailLinks
+from .notices import NoticeJob
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAIL_DIR = Path("var") / "mail"
-#: How often the digest settings are looked at (a digest is due at most once an hour per user).
-DIGEST_CHECK = timedelta(minutes=1)
-#: At most this many batches of mails in one pass of the sender (then the runner goes again at once
-#: if any was sent, or after its interval).
-MAX_BATCHES = 40
-#: How often a sender deletes finished mails older than its ``keep`` (`Outbox.prune_mail`).
-PRUNE_EVERY = timedelta(hours=1)
 
 
 class Transport(Protocol):
@@ -128,103 +121,19 @@ def transport_from_env(mail_dir: Path | None = None) -> Transport:
     return SmtpTransport(url) if url else FileTransport(mail_dir or DEFAULT_MAIL_DIR)
 
 
-class MailJob:
-    """Claim due outbox rows, compose, send, record.  Safe to run in several processes at once."""
+class MailJob(NoticeJob):
+    """The notice worker (`ludothek.workers.notices`) with the deployment's channels, mail going
+    through ``transport``: the name and arguments from before channels (issue 30), kept for callers."""
 
-    name = "mail"
+    name = "notices"
 
     def __init__(self, site: Site, links: MailLinks, transport: Transport, *,
                  sender: str = "Ludothek <noreply@localhost>", batch: int = 50,
-                 keep: timedelta = KEEP_FINISHED) -> None:
-        self.site = site
-        self.composer = Composer(site, links, sender)
+                 keep: timedelta = KEEP_FINISHED, channels: Sequence[str] | None = None,
+                 env: Mapping[str, str] | None = None, extra: dict[str, Any] | None = None) -> None:
+        from .channels.registry import ChannelContext, build
+
+        ctx = ChannelContext(site, links, dict(os.environ) if env is None else env, transport, sender,
+                             extra or {})
+        super().__init__(site, build(ctx, channels), batch=batch, keep=keep)
         self.transport = transport
-        self.batch = batch
-        #: This sender's name in the lease (unique per process and job).
-        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        self._digest_checked: datetime | None = None
-        #: Finished mails older than this are deleted, once every `PRUNE_EVERY`.
-        self.keep = keep
-        self._pruned: datetime | None = None
-
-    def run_once(self, now: datetime) -> int:
-        """Send what is due at ``now``; returns how many mails were sent."""
-        self.site.outbox.fail_interrupted_mail(now)
-        self._queue_digests(now)
-        self._prune(now)
-        done = 0
-        #: Once the server cannot be reached, the rest of the batch is not tried again (each would wait).
-        unreachable: str | None = None
-        #: Mails nobody wants (a guest's turn mail: most of them under load), recorded together at the end.
-        skipped: list[tuple[int, str]] = []
-        try:
-            for mail in self._claim_all(now, lambda: unreachable is not None):  # noqa: B023 - read as it changes
-                built = self.composer.compose(mail, now)
-                if isinstance(built, Skip):
-                    skipped.append((mail.id, built.reason))
-                    if len(skipped) >= self.batch:
-                        self.site.outbox.skip_mails(skipped)
-                        skipped = []
-                    continue
-                error = unreachable
-                if error is None:
-                    try:
-                        self.transport.send(built, mail.id)
-                    except Exception as exc:  # every failure is recorded and retried, none stops the sender
-                        error = f"{type(exc).__name__}: {exc}"[:500]
-                        if isinstance(exc, (OSError, smtplib.SMTPServerDisconnected, smtplib.SMTPConnectError)):
-                            unreachable = error
-                if error is not None:
-                    status = self.site.outbox.finish_mail(mail.id, now, error=error, attempts=mail.attempts)
-                    # The log names the mail by id and kind, never by address.
-                    log.warning("mail %s (%s) failed; now %s", mail.id, mail.kind, status)
-                    continue
-                turn = (mail.user_id, mail.game_id, mail.seq or 0) if mail.kind == "turn" and mail.game_id else None
-                self.site.outbox.finish_mail(mail.id, now, sent=True, attempts=mail.attempts, turn=turn)
-                done += 1
-        finally:
-            try:
-                self.site.outbox.skip_mails(skipped)
-            finally:
-                close = getattr(self.transport, "close", None)
-                if close is not None:
-                    close()
-        return done
-
-    def _claim_all(self, now: datetime, unreachable: Callable[[], bool]) -> Iterator[QueuedMail]:
-        """Batch after batch of due mails, while full batches come (at most `MAX_BATCHES` in one pass,
-        and no further batch once the mail server could not be reached).
-
-        A mail that is skipped does not count as sent, so without this a pass would take one batch
-        and then wait a whole interval: with many moves of guests, the outbox would grow faster than
-        it drains and the mails of people who want them would wait behind it.
-        """
-        for _ in range(MAX_BATCHES):
-            mails = self.site.outbox.claim_mail(self.owner, now, self.batch)
-            yield from mails
-            if len(mails) < self.batch or unreachable():
-                return
-
-    def _prune(self, now: datetime) -> None:
-        """Delete the finished mails older than ``keep`` (once every `PRUNE_EVERY` per sender)."""
-        if self._pruned is not None and now - self._pruned < PRUNE_EVERY:
-            return
-        self._pruned = now
-        gone = self.site.outbox.prune_mail(now - self.keep)
-        if gone:
-            log.info("deleted %d finished mails queued more than %d days ago", gone, self.keep.days)
-
-    def _queue_digests(self, now: datetime) -> None:
-        """Queue today's digest for every digest user whose hour has come (at most one a day)."""
-        if self._digest_checked is not None and now - self._digest_checked < DIGEST_CHECK:
-            return
-        self._digest_checked = now
-        for user_id, prefs in self.site.notify.digest_users():
-            local = local_now(now, prefs.timezone)
-            today = local.date().isoformat()
-            if local.hour >= prefs.digest_hour and prefs.last_digest_on != today and self.site.notify.waiting_games(user_id):
-                self.site.notify.mark_digest(user_id, today)
-
-    def stop(self) -> None:
-        """Give the SQLite lease back (another sender may take over at once)."""
-        self.site.outbox.release_lease(self.owner)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
@@ -26,9 +27,13 @@ def utcnow() -> datetime:
 class Runner:
     """Runs ``jobs`` every ``interval`` seconds until stopped; a failing job is logged, never fatal."""
 
-    def __init__(self, jobs: Sequence[Job], interval: float = 1.0, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, jobs: Sequence[Job], interval: float = 1.0, clock: Callable[[], datetime] = utcnow,
+                 pace: float = 0.0) -> None:
         self.jobs = list(jobs)
         self.interval = interval
+        #: At least this many seconds between the starts of two passes, however often woken or busy: a
+        #: runner woken by every move then does one pass for the moves of ``pace`` seconds, not one each.
+        self.pace = pace
         self.clock = clock
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -47,11 +52,15 @@ class Runner:
 
     def run_forever(self) -> None:
         while not self._stop.is_set():
+            started = time.monotonic()
             busy = self.run_once()
             # Work left over (a batch limit was reached): go again at once.
             if not busy:
                 self._wake.wait(self.interval)
                 self._wake.clear()
+            rest = self.pace - (time.monotonic() - started)
+            if rest > 0 and not self._stop.is_set():
+                self._stop.wait(rest)
 
     def wake(self) -> None:
         """Look for work now instead of at the next tick (a reset mail that someone is waiting for)."""

@@ -183,7 +183,28 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
                   webhooks=hook_views(site.webhooks.hooks(user.id), user.lang, prefs.timezone),
                   webhook_limit=site.webhooks.policy.max_per_user,
                   grace=site.play.grace_setting(user.id), grace_choices=GRACE_CHOICES,
-                  default_grace=site.play.default_grace, **push_section(request, user), **ctx)
+                  default_grace=site.play.default_grace, **push_section(request, user),
+                  notice_channels=notice_channels(site, user, portal_of(request).channels), **ctx)
+
+
+def notice_channels(site: Any, user: UserInfo, running: list[str]) -> list[dict[str, Any]]:
+    """The account page's choices per channel that runs here (`_notice_prefs.html`).
+
+    Mail's turn, invitation and end-of-game choices are the mail settings above them, so they are not
+    repeated; a guest, who has no address, sees no mail choices.
+    """
+    from ludothek.services.notices.kinds import CHANNELS
+    from ludothek.services.notices.prefs import MAIL_MAPPED
+
+    table = site.notices.table(user.id)
+    shown = []
+    for name in running:
+        info = CHANNELS.get(name)
+        if info is None or (name == "mail" and user.is_guest):
+            continue
+        kinds = [k for k in info.kinds if not (name == "mail" and k in MAIL_MAPPED)]
+        shown.append({"name": name, "kinds": kinds, "table": table.get(name, {})})
+    return shown
 
 
 @pages.get("/account", response_class=HTMLResponse)

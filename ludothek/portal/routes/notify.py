@@ -10,6 +10,7 @@ and changes nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Form, Request, WebSocket
@@ -19,6 +20,8 @@ from starlette.responses import Response
 
 from ludothek.services import Site
 from ludothek.services.accounts import MIN_PASSWORD
+from ludothek.services.notices.kinds import CHANNELS
+from ludothek.services.notices.prefs import MAIL_MAPPED
 from ludothek.services.notify import LinkRefused
 from ludothek.storage import StoreError, UserInfo
 from ludothek.texts import t
@@ -115,6 +118,30 @@ def set_notifications(
     except StoreError as exc:
         return account_page(request, user, status=exc.status, error=message_of(exc, user.lang))
     return redirect_with_notice(request, "/account", "mail_prefs_saved")
+
+
+@pages.post("/account/channels")
+async def set_channels(request: Request) -> Response:
+    """The choices per channel and kind (`_notice_prefs.html`): a ticked box is wanted, an unticked one of
+    a channel the form showed is not."""
+    form = await request.form()
+    csrf = form.get("csrf")
+    check_csrf(request, csrf if isinstance(csrf, str) else None)
+    user = need_user(request)
+    portal = portal_of(request)
+    changes: dict[str, dict[str, bool]] = {}
+    for channel in form.getlist("shown"):
+        info = CHANNELS.get(channel) if isinstance(channel, str) else None
+        if info is None or not isinstance(channel, str):
+            continue
+        changes[channel] = {kind: form.get(f"{channel}.{kind}") == "1" for kind in info.kinds
+                            if not (channel == "mail" and kind in MAIL_MAPPED)}
+    try:
+        await portal.offload(portal.site.notices.set, user.id, changes)
+    except StoreError as exc:
+        refused = functools.partial(account_page, request, user, status=exc.status, error=message_of(exc, user.lang))
+        return await portal.offload(refused)
+    return redirect(request, "/account#notices")
 
 
 
@@ -276,6 +303,9 @@ class PrefsIn(BaseModel):
     timezone: str | None = Field(default=None, max_length=64, description="IANA name, e.g. Europe/Berlin")
     invites: bool | None = Field(default=None, description="mail when someone invites me")
     ended: bool | None = Field(default=None, description="mail with the result when a game of mine ends")
+    channels: dict[str, dict[str, bool]] | None = Field(
+        default=None, description='per channel, the kinds of notice I want there, e.g. {"push": {"turn": true, '
+        '"ended": false}}; only the kinds given change (the channels and their kinds: GET)')
 
 
 class ResetIn(BaseModel):
@@ -292,7 +322,8 @@ class ResetConfirmIn(TokenIn):
 
 def notifications_json(site: Site, user_id: int) -> dict[str, Any]:
     email = site.notify.email_of(user_id)
-    return {"email": {"address": email.address, "pending": email.pending}, **site.notify.prefs(user_id).to_json()}
+    return {"email": {"address": email.address, "pending": email.pending}, **site.notify.prefs(user_id).to_json(),
+            "channels": site.notices.table(user_id)}
 
 
 @api.get("/me/notifications", response_model=m.NotificationsOut, summary="My e-mail address (only I see it) and notification settings")
@@ -303,7 +334,11 @@ def get_notifications(request: Request, user: User) -> dict[str, Any]:
 @api.put("/me/notifications", response_model=m.NotificationsOut, summary="Change notification settings (only the fields given)")
 def put_notifications(request: Request, body: PrefsIn, user: User) -> dict[str, Any]:
     site = portal_of(request).site
-    site.notify.set_prefs(user.id, **body.model_dump())
+    fields = body.model_dump()
+    channels = fields.pop("channels")
+    checked = site.notices.check(channels) if channels is not None else []  # refused before anything changes
+    site.notify.set_prefs(user.id, **fields)
+    site.notices.apply(user.id, checked)
     return notifications_json(site, user.id)
 
 
@@ -384,7 +419,8 @@ def me_waiting(request: Request, user: User) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- the user's live channel
 async def user_socket(websocket: WebSocket) -> None:
-    """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn.
+    """``{"type": "turn", "game": id, "seq": n}`` whenever one of my games becomes my turn, and the
+    open-tab channel's notices ``{"type": "notice", "id", "kind", "game", "title", "body", "path"}``.
 
     Admitted like the game sockets (`ludothek.portal.deps.admit`) and counted with them:
     a tab on a game page holds two.

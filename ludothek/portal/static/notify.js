@@ -1,10 +1,13 @@
-/* Ludothek: being told it is my turn while a tab is open (issue 9).
+/* Ludothek: being told things while a tab is open (issues 9 and 30).
  *
- * One WebSocket per tab (/live/me) hears "a game became your turn".  Then the tab title's count
- * ("(3) Ludothek") is fetched anew from /api/me/waiting, the lists of the home page are refreshed,
- * and, if the user allowed it, a browser notification is shown.  Several tabs show the same
- * notification only once: its tag names the game and move.  The count is also re-read after
- * every board swap (the player's own move can end a wait). */
+ * One WebSocket per tab (/live/me) hears "a game became your turn" at once: then the tab title's
+ * count ("(3) Ludothek") is fetched anew from /api/me/waiting and the lists of the home page are
+ * refreshed.  The count is also re-read after every board swap (the player's own move can end a wait).
+ *
+ * The same socket brings the notices of the open-tab channel (`ludothek.workers.channels.tab`):
+ * {"type": "notice", "id", "kind", "game", "title", "body", "path"}, each one the player wants in
+ * their tabs (the account page's choices).  If the user allowed browser notifications, each is shown
+ * once, however many tabs are open (its tag is the notice's id), and a click opens its path. */
 (function () {
   "use strict";
   const body = document.body;
@@ -28,28 +31,25 @@
     });
   }
 
-  function notify(game) {
-    if (!canNotify || Notification.permission !== "granted" || !game) return;
-    const names = (game.seats || []).map((s) => s.name).filter(Boolean).join(", ");
-    const n = new Notification(body.dataset.notifyTitle || "Ludothek", {
-      body: `${game.title} #${game.id} – ${names}`,
-      tag: `ludothek-${game.id}-${game.seq}`,
-    });
-    n.onclick = () => { window.focus(); location.href = `/games/${game.id}`; };
+  function notify(notice) {
+    if (!canNotify || Notification.permission !== "granted" || !notice || !notice.title) return;
+    // Only site-relative paths are followed (the server writes them so; nothing else is opened).
+    const path = typeof notice.path === "string" && /^\/(?!\/)/.test(notice.path) ? notice.path : "/";
+    const n = new Notification(notice.title, { body: notice.body || "", tag: `ludothek-notice-${notice.id}` });
+    n.onclick = () => { window.focus(); location.href = path; };
   }
 
   // A turn heard but not counted is a turn missed: if the count cannot be read (a busy server,
   // a dropped connection), try again a few times, a little later each time.
-  function update(turn, attempt = 0) {
+  function update(attempt = 0) {
     const retry = () => {
-      if (attempt < 5) setTimeout(() => update(turn, attempt + 1), 500 * 2 ** attempt);
+      if (attempt < 5) setTimeout(() => update(attempt + 1), 500 * 2 ** attempt);
     };
     return fetch("/api/me/waiting", { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then((r) => (r.ok ? r.json() : null))
       .then((data) => {
         if (!data) { retry(); return; }
         setTitle(data.count);
-        if (turn) notify(data.games.find((g) => g.id === turn.game));
       })
       .catch(retry);
   }
@@ -59,12 +59,13 @@
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${proto}://${location.host}/live/me`);
     // On (re)connecting, catch up: a turn may have come while the socket was not yet or no longer open.
-    socket.onopen = () => { backoff = 1000; update(null); };
+    socket.onopen = () => { backoff = 1000; update(); };
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "notice") { notify(msg); return; }
       if (msg.type !== "turn") return;
-      update(msg);
+      update();
       refreshLists();
       document.dispatchEvent(new CustomEvent("ludothek:turn", { detail: msg }));
     };
@@ -87,6 +88,6 @@
     }
   }
 
-  document.addEventListener("ludothek:board", () => update(null));
+  document.addEventListener("ludothek:board", () => update());
   document.addEventListener("DOMContentLoaded", () => { connect(); permissionButton(); timezoneDefault(); });
 })();

@@ -23,6 +23,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, Protocol
 
+# A notice in words is made by the services (they know the games and the players): re-exported here.
+from ludothek.services.notices.messages import Message
+
+__all__ = ["Channel", "Delivery", "Failed", "Message", "Notice", "Outcome", "Retry", "Sent", "Skipped"]
+
 
 @dataclass(frozen=True)
 class Notice:
@@ -35,21 +40,6 @@ class Notice:
     seq: int | None
     payload: Mapping[str, Any]
     created_at: datetime
-
-
-@dataclass(frozen=True)
-class Message:
-    """A notice in words, in the recipient's language and time zone, with nothing secret in it.
-
-    ``path`` is site-relative (``/games/12``); a channel that needs an absolute address prefixes the
-    site's public URL.  Push payloads and webhook bodies are made only of these fields, the notice's
-    kind and its game id.
-    """
-
-    lang: str
-    title: str
-    body: str
-    path: str
 
 
 @dataclass(frozen=True)

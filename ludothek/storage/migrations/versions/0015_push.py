@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015_push"
-down_revision = "0013_handover"
+down_revision = "0014_channels"
 branch_labels = None
 depends_on = None
 
