@@ -347,7 +347,9 @@ def test_kill_9_mid_send_never_sends_twice(any_db: str, site: Site, tmp_path: Pa
 # ----------------------------------------------------------------------------- the registry and the tab
 def test_the_registry_builds_the_chosen_channels_in_order(site: Site) -> None:
     links = MailLinks("secret", "http://example.org")
-    assert channel_names({}) == ["mail", "tab"]
+    assert channel_names({}) == ["mail", "tab", "push", "webhook"]
+    # Push comes as the settings made it (none here: the site sends no push), webhooks always.
+    assert [c.name for c in build(ChannelContext(site, links, {}))] == ["mail", "tab", "webhook"]
     assert [c.name for c in build(ChannelContext(site, links, {"LUDOTHEK_CHANNELS": "tab, mail"}))] == ["tab", "mail"]
     with pytest.raises(ValueError, match="unknown channels sms"):
         channel_names({"LUDOTHEK_CHANNELS": "mail,sms"})

@@ -2,7 +2,7 @@
 
 The composer decides everything mail-specific when the mail is sent: the verified address, the
 mail settings, a turn mail only once until the player moved (``turn_mails``), the daily digest.
-Settings: ``LUDOTHEK_SMTP_URL`` (unset: ``.eml`` files under ``LUDOTHEK_MAIL_DIR``), ``LUDOTHEK_MAIL_FROM``.
+Settings: ``LUDOTHEK_SMTP_URL`` (unset: ``.eml`` files under ``var/mail/``), ``LUDOTHEK_MAIL_FROM``.
 """
 
 from __future__ import annotations
