@@ -65,6 +65,7 @@ FAMILIES: dict[str, Family] = {
     "mail_turns_": Family(constants=("TURN_MODES",)),
     "rules_": Family(constants=("RULE_MODES",)),
     "left_": Family(keywords=("left_as",)),
+    "result_left_": Family(keywords=("left_as",)),
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 

@@ -228,7 +228,9 @@ class Composer:
             score = r.get("score")
             if isinstance(score, float) and score.is_integer():
                 score = int(score)
-            lines.append(f"{r.get('rank')}. {name} ({score})")
+            left = r.get("left")
+            note = f" – {t('result_left_' + left, lang)}" if left in ("timed_out", "resigned") else ""
+            lines.append(f"{r.get('rank')}. {name} ({score}){note}")
         return Parts(t("mail_ended_subject", lang, game=title, id=info.id),
                      [t("mail_ended_body", lang, game=title, id=info.id), *lines],
                      (t("mail_open_game", lang), self.links.game_url(info.id)))
