@@ -109,7 +109,7 @@ class Clocks:
                     .values(kind="bot", bot=TAKEOVER_BOT, left_as="timed_out")
                 )
             fired.append(gid)
-            self._seats_changed(gid)
+            self._seats_changed(gid, to_move)
         return fired
 
     def queue_reminders(self, now: datetime | None = None, ahead: timedelta = REMINDER_AHEAD,
@@ -164,11 +164,13 @@ class Clocks:
             after = (page[-1].deadline, page[-1].id)
         return queued
 
-    def _seats_changed(self, game_id: int) -> None:
-        """After a seat changed hands: forget the cached summary and wake the bots if one is to move."""
+    def _seats_changed(self, game_id: int, left: int | None = None) -> None:
+        """After a seat changed hands (``left``: the seat whose person left): forget the cached summary,
+        wake the bots if one is to move, and let the people's open tabs re-count their waiting games."""
         self.games.info_cache.pop(game_id, None)
         info = self.games.game(game_id)
-        self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move)))
+        self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move),
+                                        left))
 
     def resign(self, game_id: int, user: UserInfo) -> GameInfo:
         """Give up: a bot plays on for the seat, and the player is placed last as ``resigned``."""
@@ -195,7 +197,7 @@ class Clocks:
                 .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat, SeatRow.kind == "player")
                 .values(kind="bot", bot=TAKEOVER_BOT, left_as="resigned")
             )
-        self._seats_changed(game_id)
+        self._seats_changed(game_id, seat.seat)
         return self.games.game(game_id)
 
     def _refuse_missing(self, game_id: int) -> None:

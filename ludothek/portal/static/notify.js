@@ -1,6 +1,7 @@
 /* Ludothek: being told it is my turn while a tab is open (issue 9).
  *
- * One WebSocket per tab (/live/me) hears "a game became your turn".  Then the tab title's count
+ * One WebSocket per tab (/live/me) hears "a game became your turn" (``turn``) and "a wait of yours
+ * ended" (``waiting``: your move in another tab or device, a game's end).  Then the tab title's count
  * ("(3) Ludothek") is fetched anew from /api/me/waiting, the lists of the home page are refreshed,
  * and, if the user allowed it, a browser notification is shown.  Several tabs show the same
  * notification only once: its tag names the game and move.  The count is also re-read after
@@ -61,6 +62,11 @@
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "waiting") {  // a wait of mine ended (my move in another tab, a game's end)
+        update(null);
+        refreshLists();
+        return;
+      }
       if (msg.type !== "turn") return;
       update(msg);
       refreshLists();

@@ -1,0 +1,71 @@
+"""In a real browser: the async loop's rough edges of issue 30 (items 2, 4 and 5).
+
+- every open tab of a user follows their waiting games, whichever tab (or device) moved;
+- both players' open game pages show an offer to abandon, and its withdrawal, without a reload;
+- resigning asks first, and only the confirmation resigns.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.browser_support import click_action, register, shot
+from tests.portal.test_browser import api
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def until(check: Any, seconds: float = 20) -> None:
+    """Poll ``check`` (the strict CSP forbids Playwright's string-evaluating ``wait_for_function``)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def game_between(base: str, creator: Any, other: Any, other_name: str) -> int:
+    """A long toypig game of two people, started; it is ``other``'s turn afterwards."""
+    gid = int(api(creator, "POST", f"{base}/api/games",
+                  {"game": "toypig", "players": 2, "options": {"length": "long"},
+                   "seats": [{"kind": "me"}, {"kind": "invite", "user": other_name}]})["id"])
+    api(other, "POST", f"{base}/api/games/{gid}/join")
+    for _ in range(100):
+        g = api(creator, "GET", f"{base}/api/games/{gid}")
+        if not g["my_turn"]:
+            break
+        api(creator, "POST", f"{base}/api/games/{gid}/actions", {"action": "hold", "seq": g["seq"]})
+    return gid
+
+
+def test_every_tab_of_a_user_follows_a_move_made_in_another(browser: Any, server: str) -> None:
+    """Issue 30, item 2: the other tabs kept "(1) Ludothek" and "Your turn" until reloaded."""
+    base = server
+    mara = register(browser, base, "mara")
+    nils = register(browser, base, "nils")
+    gid = game_between(base, nils, mara, "mara")
+    home = mara.context.new_page()  # a second tab of the same login
+    home.goto(f"{base}/")
+    home.wait_for_selector(f"#running-games li[data-game='{gid}'].my-turn")
+    assert home.title() == "(1) Ludothek"
+    mara.goto(f"{base}/games/{gid}")
+    until(lambda: mara.get_attribute("#game", "data-my-turn") == "yes")
+    assert mara.title().startswith("(1) ")
+    # The move, in the game's tab: the home tab follows by itself.
+    click_action(mara, "hold")
+    until(lambda: home.title() == "Ludothek")
+    until(lambda: home.locator(f"#running-games li[data-game='{gid}'].my-turn").count() == 0)
+    assert home.locator(f"#running-games li[data-game='{gid}'] .badge.turn").count() == 0
+    shot(home, "loop-edges-other-tab")
+    # A move made elsewhere (the API, another device) is followed the same way, both ways.
+    for _ in range(100):
+        g = api(nils, "GET", f"{base}/api/games/{gid}")
+        if not g["my_turn"]:
+            break
+        api(nils, "POST", f"{base}/api/games/{gid}/actions", {"action": "hold", "seq": g["seq"]})
+    until(lambda: home.title() == "(1) Ludothek" and mara.title().startswith("(1) "))
+    g = api(mara, "GET", f"{base}/api/games/{gid}")
+    api(mara, "POST", f"{base}/api/games/{gid}/actions", {"action": "hold", "seq": g["seq"]})
+    until(lambda: home.title() == "Ludothek" and not mara.title().startswith("("))
