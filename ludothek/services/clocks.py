@@ -103,11 +103,20 @@ class Clocks:
                 ).rowcount
                 if claimed != 1:
                     continue
+                person = conn.execute(
+                    select(SeatRow.user_id)
+                    .where(SeatRow.game_id == gid, SeatRow.seat == to_move, SeatRow.kind == "player")
+                ).scalar()
                 conn.execute(
                     update(SeatRow)
                     .where(SeatRow.game_id == gid, SeatRow.seat == to_move, SeatRow.kind == "player")
                     .values(kind="bot", bot=TAKEOVER_BOT, left_as="timed_out")
                 )
+                if person is not None:  # they are told, with the takeover (issue 30)
+                    when = aware(deadline)
+                    assert when is not None
+                    queue_mail(conn, person, "timed_out", {"deadline": when.isoformat(), "seat": to_move},
+                               game_id=gid, seq=seq)
             fired.append(gid)
             self._seats_changed(gid, to_move)
         return fired
@@ -170,7 +179,7 @@ class Clocks:
         self.games.info_cache.pop(game_id, None)
         info = self.games.game(game_id)
         self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move),
-                                        left))
+                                        left, info.seats_rev))
 
     def resign(self, game_id: int, user: UserInfo) -> GameInfo:
         """Give up: a bot plays on for the seat, and the player is placed last as ``resigned``."""
@@ -224,9 +233,19 @@ class Clocks:
             if mine is None:
                 raise Forbidden("only the game's players can abandon it", code_key="not_seated")
             offered = any(s.abandon_vote and s.user_id == game.creator_id for s in seats)
+            others = sorted({s.user_id for s in seats
+                             if s.kind == "player" and s.user_id is not None and s.user_id != user.id})
             if not agree:
                 conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(abandon_vote=False))
+                if offered:  # the others hear that the offer is off: declined, or withdrawn by the creator
+                    for other in others:
+                        queue_mail(conn, other, "abandon_declined",
+                                   {"by": user.id, "withdrawn": user.id == game.creator_id}, game_id=game_id)
             else:
+                if user.id == game.creator_id and not offered:
+                    # The offer (issue 30): every other person at the table is told, with the vote.
+                    for other in others:
+                        queue_mail(conn, other, "abandon_offered", {"by": user.id}, game_id=game_id)
                 if user.id != game.creator_id and not offered:
                     raise Conflict("only the creator can offer to abandon the game", code_key="not_offered")
                 conn.execute(

@@ -14,6 +14,9 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from html import escape
+from urllib.parse import quote
+
+from babel.dates import format_datetime as format_datetime_babel
 
 from ludothek import engine as eng
 from ludothek.services import Site
@@ -24,7 +27,8 @@ from ludothek.texts import pick, t, tn
 from .mail_links import MailLinks
 
 #: Mails about games carry List-Unsubscribe; verification and reset mails are what the user asked for.
-NOTIFICATIONS = ("turn", "digest", "invite", "ended", "reminder")
+NOTIFICATIONS = ("turn", "digest", "invite", "ended", "reminder", "timed_out", "invite_declined", "abandon_offered",
+                 "abandon_declined", "friend_request")
 
 
 @dataclass
@@ -87,6 +91,13 @@ class Composer:
             parts = self._ended(mail, lang) if prefs.ended else Skip("end-of-game mails are off")
         elif mail.kind == "reminder":
             parts = self._reminder(mail, user.id, lang) if prefs.turns != "off" else Skip("turn mails are off")
+        elif mail.kind in ("timed_out", "abandon_offered", "abandon_declined"):
+            # About a game of mine that runs: sent unless game mails are off altogether.
+            parts = (self._game_notice(mail, user.id, lang, prefs.timezone) if prefs.turns != "off"
+                     else Skip("turn mails are off"))
+        elif mail.kind in ("invite_declined", "friend_request"):
+            parts = (self._people_notice(mail, user.id, lang) if prefs.invites
+                     else Skip("invitation mails are off"))
         elif mail.kind == "verify":
             parts = Parts(t("mail_verify_subject", lang), [t("mail_verify_body", lang)],
                           (t("mail_verify_link", lang), self.links.url("verify", user.id, a=to)))
@@ -235,6 +246,60 @@ class Composer:
                      [t("mail_ended_body", lang, game=title, id=info.id), *lines],
                      (t("mail_open_game", lang), self.links.game_url(info.id)))
 
+    def _name_of(self, user_id: object) -> str | None:
+        user = self.site.accounts.user(user_id) if isinstance(user_id, int) else None
+        return None if user is None else user.name
+
+    def _game_notice(self, mail: QueuedMail, user_id: int, lang: str, timezone: str) -> Parts | Skip:
+        """Timed out, abandoning offered, abandoning declined or withdrawn (issue 30): still true when sent?"""
+        info = self._game(mail.game_id)
+        if info is None:
+            return Skip("the game is gone")
+        title = pick(eng.load(info.game).title, lang)
+        link = (t("mail_open_game", lang), self.links.game_url(info.id))
+        if mail.kind == "timed_out":
+            seat = next((s for s in info.seats if s.user_id == user_id and s.left_as == "timed_out"), None)
+            if seat is None:
+                return Skip("the player did not time out in this game")
+            others = [s.name or "?" for s in info.seats if s.seat != seat.seat]
+            try:
+                when = local_when(datetime.fromisoformat(str(mail.payload.get("deadline"))), timezone, lang)
+            except ValueError:
+                when = "?"
+            return Parts(t("mail_timed_out_subject", lang, game=title, id=info.id),
+                         [t("mail_timed_out_body", lang, game=title, id=info.id, when=when,
+                            players=_players(others, lang))], link)
+        by = self._name_of(mail.payload.get("by"))
+        if by is None:
+            return Skip("the player who did it is gone")
+        if info.status != "running":
+            return Skip("the game is no longer running")
+        if mail.kind == "abandon_offered":
+            if not any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats):
+                return Skip("the offer to abandon is off already")
+            return Parts(t("mail_abandon_offered_subject", lang, game=title, id=info.id, name=by),
+                         [t("mail_abandon_offered_body", lang, game=title, id=info.id, name=by)], link)
+        subject = "mail_abandon_withdrawn_subject" if mail.payload.get("withdrawn") else "mail_abandon_declined_subject"
+        return Parts(t(subject, lang, game=title, id=info.id, name=by),
+                     [t("mail_abandon_declined_body", lang, game=title, id=info.id)], link)
+
+    def _people_notice(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
+        """An invitation declined, or someone added me as a friend (issue 30)."""
+        by = self._name_of(mail.payload.get("by"))
+        if by is None:
+            return Skip("the player who did it is gone")
+        if mail.kind == "friend_request":
+            return Parts(t("mail_friend_request_subject", lang, name=by),
+                         [t("mail_friend_request_body", lang, name=by)],
+                         (t("mail_open_profile", lang), f"{self.links.base_url}/users/{quote(by)}"))
+        info = self._game(mail.game_id)
+        if info is None or info.status == "cancelled":
+            return Skip("the game is gone")
+        title = pick(eng.load(info.game).title, lang)
+        return Parts(t("mail_invite_declined_subject", lang, game=title, id=info.id, name=by),
+                     [t("mail_invite_declined_body", lang, game=title, id=info.id, name=by)],
+                     (t("mail_open_game", lang), self.links.game_url(info.id)))
+
     # ------------------------------------------------------------------ the message
     def _message(self, to: str, name: str, lang: str, parts: Parts, unsubscribe: str | None,
                  now: datetime) -> EmailMessage:
@@ -273,6 +338,11 @@ class Composer:
         )
         msg["Content-Language"] = lang  # after the content: setting it clears Content-* headers
         return msg
+
+
+def local_when(when: datetime, timezone: str, lang: str) -> str:
+    """``when`` as a reader of ``lang`` in ``timezone`` writes a date and time (Babel's medium format)."""
+    return format_datetime_babel(local_now(when, timezone), "medium", locale=lang)
 
 
 def local_now(now: datetime, timezone: str) -> datetime:

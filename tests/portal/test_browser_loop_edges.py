@@ -69,3 +69,23 @@ def test_every_tab_of_a_user_follows_a_move_made_in_another(browser: Any, server
     g = api(mara, "GET", f"{base}/api/games/{gid}")
     api(mara, "POST", f"{base}/api/games/{gid}/actions", {"action": "hold", "seq": g["seq"]})
     until(lambda: home.title() == "Ludothek" and not mara.title().startswith("("))
+
+
+def test_both_game_pages_show_an_offer_to_abandon_and_its_withdrawal_live(browser: Any, server: str) -> None:
+    """Issue 30, item 4: an offer to abandon (and its decline) reached the other player only on a reload."""
+    base = server
+    anna = register(browser, base, "anna")
+    bert = register(browser, base, "bert")
+    gid = game_between(base, anna, bert, "bert")
+    for page in (anna, bert):
+        page.goto(f"{base}/games/{gid}")
+        page.wait_for_selector("#leave-game")
+    anna.click("#leave-game summary")
+    anna.click("#abandon")  # the creator offers (a form post: anna's page reloads)
+    bert.wait_for_selector("#leave-game[open] #abandon-decline")  # bert's page shows the offer by itself
+    assert bert.inner_text("#abandon") == "Agree to abandon"
+    assert anna.inner_text("#abandon-decline") == "Withdraw the offer"
+    shot(bert, "loop-edges-abandon-offered")
+    bert.click("#abandon-decline")
+    until(lambda: anna.locator("#abandon-decline").count() == 0)  # anna's page: the offer is off
+    assert anna.locator("#abandon").count() == 1

@@ -72,13 +72,16 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 def event_message(event: GameEvent) -> dict[str, Any]:
-    return {
+    message = {
         "type": "update",
         "game": event.game_id,
         "seq": event.seq,
         "to_move": event.to_move if event.to_move >= 0 else None,
         "status": event.status,
     }
+    if event.seats_rev is not None:  # seats or votes changed without a move: pages refresh on a new value
+        message["seats_rev"] = event.seats_rev
+    return message
 
 
 def thinking_message(game_id: int, seq: int, seat: int | None, until: datetime | None,

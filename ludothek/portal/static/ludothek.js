@@ -210,6 +210,8 @@
       // A turn handed on without a chance step keeps the move number; who is to move changes.
       else if (msg.type === "update" && String(msg.to_move ?? "") !== cur.dataset.toMove) refresh();
       else if (msg.type === "update" && msg.status !== cur.dataset.status) refresh();
+      // Seats or votes changed without a move (an offer to abandon, its decline, a resignation).
+      else if (msg.type === "update" && msg.seats_rev != null && String(msg.seats_rev) !== cur.dataset.seatsRev) refresh();
     };
     socket.onclose = (ev) => {
       if (status) { status.textContent = "○ " + status.dataset.off; status.className = "live-status off"; }
