@@ -89,3 +89,49 @@ def test_both_game_pages_show_an_offer_to_abandon_and_its_withdrawal_live(browse
     bert.click("#abandon-decline")
     until(lambda: anna.locator("#abandon-decline").count() == 0)  # anna's page: the offer is off
     assert anna.locator("#abandon").count() == 1
+
+
+def test_resigning_asks_in_a_dialog_and_without_javascript_on_a_page(browser: Any, server: str) -> None:
+    """Issue 30, item 5: "Resign" resigned at the first click."""
+    base = server
+    anna = register(browser, base, "anna")
+    bert = register(browser, base, "bert")
+    gid = game_between(base, anna, bert, "bert")
+    anna.goto(f"{base}/games/{gid}")
+    anna.click("#leave-game summary")
+    anna.click("#resign")
+    anna.wait_for_selector("#resign-dialog[open]")
+    assert "Resign from Pig #" in anna.inner_text("#resign-dialog")
+    shot(anna, "loop-edges-resign-dialog")
+    anna.set_viewport_size({"width": 390, "height": 844})
+    shot(anna, "loop-edges-resign-dialog-phone")
+    assert anna.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 1
+    anna.click("#resign-cancel")  # keep playing: nothing happened
+    until(lambda: anna.locator("#resign-dialog[open]").count() == 0)
+    assert all(s["kind"] == "player" for s in api(bert, "GET", f"{base}/api/games/{gid}")["seats"])
+    # Without JavaScript: the button's post shows the question as a page.
+    context = browser.new_context(java_script_enabled=False, locale="de")
+    plain = context.new_page()
+    plain.goto(f"{base}/login")
+    plain.fill("input[name=name]", "bert")
+    plain.fill("input[name=password]", "password-bert")
+    plain.click("form[action='/login'] button[type=submit]")
+    plain.goto(f"{base}/games/{gid}")
+    plain.click("#leave-game summary")
+    plain.click("#resign")
+    plain.wait_for_selector("#resign-ask")
+    assert "Resign from Pig #" in plain.inner_text("#resign-ask")  # bert's language, not the browser's
+    shot(plain, "loop-edges-resign-page")
+    assert all(s["kind"] == "player" for s in api(anna, "GET", f"{base}/api/games/{gid}")["seats"])
+    plain.click("#resign-confirm")
+    plain.wait_for_selector("#game")
+    assert any(s["kind"] == "bot" for s in api(anna, "GET", f"{base}/api/games/{gid}")["seats"])
+    # With JavaScript, the dialog's confirmation resigns.
+    anna.set_viewport_size({"width": 1360, "height": 900})
+    anna.goto(f"{base}/games/{gid}")
+    assert anna.locator("#resign").count() == 1
+    anna.click("#leave-game summary")
+    anna.click("#resign")
+    anna.click("#resign-confirm")
+    until(lambda: sum(s["kind"] == "bot" for s in api(bert, "GET", f"{base}/api/games/{gid}")["seats"]) == 2
+          or api(bert, "GET", f"{base}/api/games/{gid}")["status"] == "finished")

@@ -298,7 +298,7 @@ def test_pages_offer_time_controls_show_clocks_and_take_resignations(db_url: str
         assert 'class="clock"' in page and ("noch 1 T." if lang == "de" else "1 d 23 h left") in page
         assert 'id="resign"' in page and 'id="abandon"' in page
         token = page.split('name="csrf" value="')[1].split('"')[0]
-        assert ann.post(f"/games/{gid}/resign", data={"csrf": token}).status_code == 200
+        assert ann.post(f"/games/{gid}/resign", data={"csrf": token, "confirm": "yes"}).status_code == 200
         seen = bob.get(f"/games/{gid}").text
         assert "ann (Bot)" in seen and ("resigned – a bot plays on" in seen or "Game over" in seen)  # bob reads English
         bad = ann.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "time_control": "move:4"})

@@ -224,6 +224,17 @@
     };
   }
 
+  /* Resigning asks first (issue 30): the button's form opens the question in a native dialog, whose own
+   * form confirms.  Without a dialog (or without this script) the post itself answers with the question. */
+  document.addEventListener("submit", (ev) => {
+    const form = ev.target;
+    if (!(form instanceof HTMLFormElement) || form.id !== "resign-form") return;
+    const dialog = document.getElementById("resign-dialog");
+    if (!dialog || typeof dialog.showModal !== "function") return;
+    ev.preventDefault();
+    dialog.showModal();
+  });
+
   /* New game form: only the seats 2..N of the chosen number of players N are shown and submitted
    * (hidden rows are disabled, so the browser leaves them out); the name field only for an invitation. */
   function seatRows() {
