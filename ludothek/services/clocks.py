@@ -38,7 +38,14 @@ from ludothek.storage.games import Games
 from ludothek.storage.info import GameEvent, GameInfo, UserInfo, aware
 from ludothek.storage.models import GameRow, SeatRow, Vacation, utcnow
 from ludothek.storage.outbox import queue_mail
-from ludothek.storage.timecontrol import DAY, TAKEOVER_BOT, TimeControl, VACATION_DAYS_PER_YEAR, _aware, absences
+from ludothek.storage.timecontrol import (
+    DAY,
+    TAKEOVER_BOT,
+    VACATION_DAYS_PER_YEAR,
+    TimeControl,
+    _aware,
+    absences,
+)
 
 from .runtime import GameLocks, Listeners, StateCache
 

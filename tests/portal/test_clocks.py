@@ -320,7 +320,7 @@ def test_a_one_day_turn_is_reminded_when_a_quarter_is_left_never_with_the_turn(c
 
     Now it comes when a quarter of the turn's time is left (6 hours of a day), once.
     """
-    gid, ann, bob = two_player_game(client, "move:1")
+    gid, *_ = two_player_game(client, "move:1")
     site = site_of(client)
     start = datetime.now(UTC)
     assert site.clocks.queue_reminders(start + timedelta(minutes=1)) == []  # the turn notice's moment

@@ -8,16 +8,36 @@ as a friend; and the offerer's button to withdraw read "Decline abandoning".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from babel.dates import format_datetime
 from fastapi.testclient import TestClient
 
 from ludothek.texts import t
 from tests.portal.conftest import api_user, page_login
-from tests.portal.mail_support import Sink
-from tests.portal.test_mail import client, send, set_lang, site_of, sink, smtp, verified  # noqa: F401
+from tests.portal.mail_support import Sink, smtp_server
+from tests.portal.test_mail import mail_app, send, set_lang, site_of, verified
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Sink, int]]:
+    with smtp_server() as server:
+        yield server
+
+
+@pytest.fixture
+def client(db_url: str, smtp: tuple[Sink, int]) -> Iterator[TestClient]:
+    with TestClient(mail_app(db_url, smtp[1])) as c:
+        yield c
+
+
+@pytest.fixture
+def sink(smtp: tuple[Sink, int]) -> Sink:
+    return smtp[0]
+
 
 KINDS = ("timed_out", "invite_declined", "abandon_offered", "abandon_declined", "friend_request")
 

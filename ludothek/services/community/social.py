@@ -48,12 +48,12 @@ from sqlalchemy.exc import IntegrityError
 
 from ludothek.services.accounts import Accounts
 from ludothek.services.lobby import Lobby
-from ludothek.storage.outbox import queue_mail
 from ludothek.storage.blocks import Blocked, blocked_by, blocks_among, lock_users
 from ludothek.storage.database import Database
 from ludothek.storage.errors import BadRequest, Conflict, NotFound
 from ludothek.storage.info import UserInfo, aware
 from ludothek.storage.models import Block, Friend, GameRow, SeatRow, User, UserActivity, utcnow
+from ludothek.storage.outbox import queue_mail
 
 #: How many users one may keep on the friend list, and on the block list.
 MAX_FRIENDS = 500
