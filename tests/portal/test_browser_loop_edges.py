@@ -139,3 +139,12 @@ def test_resigning_asks_in_a_dialog_and_without_javascript_on_a_page(browser: An
     anna.click("#resign-confirm")
     until(lambda: sum(s["kind"] == "bot" for s in api(bert, "GET", f"{base}/api/games/{gid}")["seats"]) == 2
           or api(bert, "GET", f"{base}/api/games/{gid}")["status"] == "finished")
+    # Both left: the bots play it out.  The result card says who left, and fits a phone (issue 30, item 3).
+    until(lambda: api(bert, "GET", f"{base}/api/games/{gid}")["status"] == "finished", 120)
+    anna.goto(f"{base}/games/{gid}")
+    anna.set_viewport_size({"width": 390, "height": 844})
+    notes = anna.locator("#result .left-note")
+    assert notes.count() == 2 and "resigned" in notes.first.inner_text()
+    assert anna.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 1
+    assert anna.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#result .left-note')).fontSize)") >= 11
+    shot(anna, "loop-edges-result-leavers-phone")
