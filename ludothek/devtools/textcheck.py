@@ -73,6 +73,7 @@ FAMILIES: dict[str, Family] = {
     "webhook_format_": Family(constants=("WEBHOOK_FORMATS",)),
     "channel_": Family(constants=("CHANNEL_NAMES",)),
     "notice_kind_": Family(constants=("NOTICE_KINDS",)),
+    "result_left_": Family(keywords=("left_as",)),
     "err_": Family(constants=("CODE_KEYS",), keywords=("code_key",), class_attributes=("code",), optional=True),
 }
 

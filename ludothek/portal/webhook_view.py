@@ -6,14 +6,11 @@ routes (`routes.webhooks`) both use it without importing each other.
 
 from __future__ import annotations
 
-import zoneinfo
 from dataclasses import dataclass
-from datetime import datetime
-
-from babel.dates import format_datetime
 
 from ludothek.services.webhooks import HookInfo
 from ludothek.texts import t
+from ludothek.texts.dates import local_when
 
 #: The status codes a hook keeps (`ludothek.workers.channels.webhook`); the first three carry an HTTP status.
 WEBHOOK_STATUSES = ("ok", "http", "redirect", "timeout", "connect", "tls", "protocol", "too_large", "dns", "address")
@@ -31,14 +28,6 @@ class HookView:
     last: str | None  # "25 Nov 2026, 18:02 · delivered (HTTP 204)"
     disabled: str | None  # the notice of a hook switched off after failures
 
-
-def local_time(when: datetime, lang: str, timezone: str) -> str:
-    """``when`` as people of ``lang`` write a date and time, in ``timezone`` (Babel)."""
-    try:
-        zone = zoneinfo.ZoneInfo(timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = zoneinfo.ZoneInfo("UTC")
-    return str(format_datetime(when, format="medium", tzinfo=zone, locale=lang))
 
 
 def status_text(status: str, lang: str) -> str:
@@ -64,10 +53,10 @@ def hook_views(hooks: list[HookInfo], lang: str, timezone: str) -> list[HookView
     for hook in hooks:
         last = None
         if hook.last_delivery_at is not None and hook.last_status:
-            last = f"{local_time(hook.last_delivery_at, lang, timezone)} · {status_text(hook.last_status, lang)}"
+            last = f"{local_when(hook.last_delivery_at, lang, timezone)} · {status_text(hook.last_status, lang)}"
         disabled = None
         if hook.disabled_at is not None:
-            disabled = t("webhook_disabled_notice", lang, when=local_time(hook.disabled_at, lang, timezone),
+            disabled = t("webhook_disabled_notice", lang, when=local_when(hook.disabled_at, lang, timezone),
                          n=hook.failures, reason=status_text(hook.disabled_reason or "", lang))
         views.append(HookView(hook, format_name(hook.format, lang), last, disabled))
     return views

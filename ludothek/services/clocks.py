@@ -25,6 +25,7 @@ agrees, it ends without a result (status ``abandoned``).
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,13 +38,40 @@ from ludothek.storage.games import Games
 from ludothek.storage.info import GameEvent, GameInfo, UserInfo, aware
 from ludothek.storage.models import GameRow, SeatRow, Vacation, utcnow
 from ludothek.storage.outbox import queue_mail
-from ludothek.storage.timecontrol import DAY, TAKEOVER_BOT, VACATION_DAYS_PER_YEAR, _aware, absences
+from ludothek.storage.timecontrol import (
+    DAY,
+    TAKEOVER_BOT,
+    VACATION_DAYS_PER_YEAR,
+    TimeControl,
+    _aware,
+    absences,
+)
 
 from .runtime import GameLocks, Listeners, StateCache
 
 # ----------------------------------------------------------------------------- the service
-#: How long before a deadline the reminder mail goes out.
+#: The longest a reminder goes out before a deadline.
 REMINDER_AHEAD = timedelta(hours=24)
+#: The share of a turn's time left when the reminder goes out (capped at `REMINDER_AHEAD`).
+REMINDER_SHARE = 0.25
+
+
+def reminder_lead(clock_json: str | None, bank_seconds: float | None) -> timedelta:
+    """How long before the deadline the reminder of a turn goes out: a quarter of the turn's time.
+
+    The turn's time is the fixed time per move, or for a time bank the balance the turn started
+    with (the seat's stored bank, or the start balance before its first turn).  A quarter keeps the
+    reminder well apart from the turn notice even for the shortest control (1 day: 6 hours ahead);
+    the caller caps it at `REMINDER_AHEAD`.  Without a known control: `REMINDER_AHEAD`.
+    """
+    if not clock_json:
+        return REMINDER_AHEAD
+    tc = TimeControl.from_json(json.loads(clock_json))
+    if tc.kind == "move":
+        seconds = tc.move_days * DAY
+    else:
+        seconds = float(bank_seconds) if bank_seconds is not None else tc.start_days * DAY
+    return min(REMINDER_AHEAD, timedelta(seconds=seconds * REMINDER_SHARE))
 
 
 class Clocks:
@@ -82,54 +110,83 @@ class Clocks:
                 ).rowcount
                 if claimed != 1:
                     continue
+                person = conn.execute(
+                    select(SeatRow.user_id)
+                    .where(SeatRow.game_id == gid, SeatRow.seat == to_move, SeatRow.kind == "player")
+                ).scalar()
                 conn.execute(
                     update(SeatRow)
                     .where(SeatRow.game_id == gid, SeatRow.seat == to_move, SeatRow.kind == "player")
                     .values(kind="bot", bot=TAKEOVER_BOT, left_as="timed_out")
                 )
+                if person is not None:  # they are told, with the takeover (issue 30)
+                    when = aware(deadline)
+                    assert when is not None
+                    queue_mail(conn, person, "timed_out", {"deadline": when.isoformat(), "seat": to_move},
+                               game_id=gid, seq=seq)
             fired.append(gid)
-            self._seats_changed(gid)
+            self._seats_changed(gid, to_move)
         return fired
 
     def queue_reminders(self, now: datetime | None = None, ahead: timedelta = REMINDER_AHEAD,
                         limit: int = 200) -> list[int]:
-        """Queue a reminder mail for every player whose deadline is less than ``ahead`` away.
+        """Queue a reminder for every player whose time is nearly up (`reminder_lead`, at most ``ahead``).
 
         One per deadline: the game row remembers the deadline it was reminded for,
         claimed with a conditional update in the same transaction as the outbox row,
         so several servers queue it once.  Whether the player wants the mail is
-        decided when it is sent (their mail settings).
+        decided when it is sent (their mail settings).  The candidates (deadlines
+        within ``ahead``) are read page by page in deadline order, so games whose
+        reminder is not due yet (a short turn with hours left) never crowd out
+        those that are.
         """
         now = now or utcnow()
-        with self.db.engine.begin() as conn:
-            due = conn.execute(
-                select(GameRow.id, GameRow.seq, GameRow.deadline, SeatRow.user_id)
-                .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
-                .where(GameRow.status == "running", GameRow.deadline.is_not(None), GameRow.deadline > now,
-                       GameRow.deadline <= now + ahead, SeatRow.kind == "player",
-                       or_(GameRow.reminded_for.is_(None), GameRow.reminded_for != GameRow.deadline))
-                .limit(limit)
-            ).all()
-        queued = []
-        for gid, seq, deadline, user_id in due:
+        queued: list[int] = []
+        after: tuple[datetime, int] | None = None
+        while len(queued) < limit:
             with self.db.engine.begin() as conn:
-                claimed = conn.execute(
-                    update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline, GameRow.seq == seq)
-                    .values(reminded_for=deadline)
-                ).rowcount
-                if claimed != 1 or user_id is None:
-                    continue
+                query = (
+                    select(GameRow.id, GameRow.seq, GameRow.deadline, GameRow.clock_json, SeatRow.user_id,
+                           SeatRow.bank_seconds)
+                    .join(SeatRow, and_(SeatRow.game_id == GameRow.id, SeatRow.seat == GameRow.to_move))
+                    .where(GameRow.status == "running", GameRow.deadline.is_not(None), GameRow.deadline > now,
+                           GameRow.deadline <= now + ahead, SeatRow.kind == "player",
+                           or_(GameRow.reminded_for.is_(None), GameRow.reminded_for != GameRow.deadline))
+                    .order_by(GameRow.deadline, GameRow.id)
+                    .limit(limit)
+                )
+                if after is not None:
+                    query = query.where(or_(GameRow.deadline > after[0],
+                                            and_(GameRow.deadline == after[0], GameRow.id > after[1])))
+                page = conn.execute(query).all()
+            for gid, seq, deadline, clock_json, user_id, bank in page:
                 when = aware(deadline)
                 assert when is not None
-                queue_mail(conn, user_id, "reminder", {"deadline": when.isoformat()}, game_id=gid, seq=seq)
-            queued.append(gid)
+                if user_id is None or when - now > min(ahead, reminder_lead(clock_json, bank)):
+                    continue
+                with self.db.engine.begin() as conn:
+                    claimed = conn.execute(
+                        update(GameRow).where(GameRow.id == gid, GameRow.deadline == deadline, GameRow.seq == seq)
+                        .values(reminded_for=deadline)
+                    ).rowcount
+                    if claimed != 1:
+                        continue
+                    queue_mail(conn, user_id, "reminder", {"deadline": when.isoformat()}, game_id=gid, seq=seq)
+                queued.append(gid)
+                if len(queued) >= limit:
+                    break
+            if len(page) < limit:
+                break
+            after = (page[-1].deadline, page[-1].id)
         return queued
 
-    def _seats_changed(self, game_id: int) -> None:
-        """After a seat changed hands: forget the cached summary and wake the bots if one is to move."""
+    def _seats_changed(self, game_id: int, left: int | None = None) -> None:
+        """After a seat changed hands (``left``: the seat whose person left): forget the cached summary,
+        wake the bots if one is to move, and let the people's open tabs re-count their waiting games."""
         self.games.info_cache.pop(game_id, None)
         info = self.games.game(game_id)
-        self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move)))
+        self.listeners.notify(GameEvent(game_id, info.seq, info.to_move, info.status, info.is_bot_seat(info.to_move),
+                                        left, info.seats_rev))
 
     def resign(self, game_id: int, user: UserInfo) -> GameInfo:
         """Give up: a bot plays on for the seat, and the player is placed last as ``resigned``."""
@@ -156,7 +213,7 @@ class Clocks:
                 .where(SeatRow.game_id == game_id, SeatRow.seat == seat.seat, SeatRow.kind == "player")
                 .values(kind="bot", bot=TAKEOVER_BOT, left_as="resigned")
             )
-        self._seats_changed(game_id)
+        self._seats_changed(game_id, seat.seat)
         return self.games.game(game_id)
 
     def _refuse_missing(self, game_id: int) -> None:
@@ -183,9 +240,19 @@ class Clocks:
             if mine is None:
                 raise Forbidden("only the game's players can abandon it", code_key="not_seated")
             offered = any(s.abandon_vote and s.user_id == game.creator_id for s in seats)
+            others = sorted({s.user_id for s in seats
+                             if s.kind == "player" and s.user_id is not None and s.user_id != user.id})
             if not agree:
                 conn.execute(update(SeatRow).where(SeatRow.game_id == game_id).values(abandon_vote=False))
+                if offered:  # the others hear that the offer is off: declined, or withdrawn by the creator
+                    for other in others:
+                        queue_mail(conn, other, "abandon_declined",
+                                   {"by": user.id, "withdrawn": user.id == game.creator_id}, game_id=game_id)
             else:
+                if user.id == game.creator_id and not offered:
+                    # The offer (issue 30): every other person at the table is told, with the vote.
+                    for other in others:
+                        queue_mail(conn, other, "abandon_offered", {"by": user.id}, game_id=game_id)
                 if user.id != game.creator_id and not offered:
                     raise Conflict("only the creator can offer to abandon the game", code_key="not_offered")
                 conn.execute(

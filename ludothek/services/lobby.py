@@ -219,8 +219,13 @@ class Lobby:
     def leave(self, game_id: int, user: UserInfo) -> None:
         """Give back a seat (or decline an invitation) before the game starts; the creator cancels instead."""
         with self._open_game(game_id) as conn:
-            if self._creator(conn, game_id) == user.id:
+            creator = self._creator(conn, game_id)
+            if creator == user.id:
                 raise Conflict("you created this game: cancel it instead", code_key="creator_leaves")
+            invited = conn.execute(
+                select(SeatRow.seat).where(SeatRow.game_id == game_id, SeatRow.user_id == user.id,
+                                           SeatRow.kind == "invited")
+            ).first()
             res = conn.execute(
                 update(SeatRow)
                 .where(SeatRow.game_id == game_id, SeatRow.user_id == user.id,
@@ -229,6 +234,9 @@ class Lobby:
             )
             if res.rowcount != 1:
                 raise Forbidden("you have no seat in this game", code_key="not_seated")
+            if invited is not None and creator is not None:
+                # The named seat is open now: the inviter hears of it (issue 30), with the change.
+                queue_mail(conn, creator, "invite_declined", {"by": user.id, "seat": invited.seat}, game_id=game_id)
         self.after_change(game_id, None)
 
     def cancel(self, game_id: int, user: UserInfo) -> None:

@@ -260,7 +260,7 @@ class Play:
                                           turn_since=now, result=result,
                                           handover_seat=handover[0] if handover else None,
                                           handover_due=handover[1] if handover else None), tracked)
-        event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move))
+        event = GameEvent(game_id, seq + len(new), to_move, status, info.is_bot_seat(to_move), mover)
         self.listeners.notify(event)
         return event
 
@@ -400,7 +400,7 @@ class Play:
             if after is not None:
                 after(dataclasses.replace(info, seq=seq + 1, to_move=to_move, turn_since=now, handover_seat=None,
                                           handover_due=None), tracked)
-        event = GameEvent(game_id, seq + 1, to_move, "running", info.is_bot_seat(to_move))
+        event = GameEvent(game_id, seq + 1, to_move, "running", info.is_bot_seat(to_move), seat)
         self.listeners.notify(event)
         return event
 
@@ -496,7 +496,8 @@ class Play:
             if after is not None:
                 after(dataclasses.replace(info, seq=info.seq + len(new), to_move=to_move, status=status,
                                           turn_since=now, handover_seat=None, handover_due=None), tracked)
-        event = GameEvent(game_id, info.seq + len(new), to_move, status, info.is_bot_seat(to_move))
+        event = GameEvent(game_id, info.seq + len(new), to_move, status, info.is_bot_seat(to_move),
+                          info.handover_seat)
         self.listeners.notify(event)
         return event
 

@@ -124,6 +124,12 @@ class GameEvent:
     status: str
     #: A bot seat is to move: the bot runner should play.
     bot_to_move: bool = False
+    #: The seat whose action (or leaving: a timeout, a resignation) caused the change, if one did:
+    #: its person's wait may have ended, and all their open tabs re-count (`turn_listener`).
+    mover: int | None = None
+    #: The game's ``seats_rev`` after a change of its seats or votes that keeps the move number (a
+    #: resignation, a timeout, an offer to abandon): open game pages refresh when it differs from theirs.
+    seats_rev: int | None = None
 
 
 def token_hash(token: str) -> str:

@@ -14,6 +14,7 @@ from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from html import escape
+from urllib.parse import quote
 
 from ludothek import engine as eng
 from ludothek.services import Site
@@ -25,7 +26,8 @@ from ludothek.texts.dates import local_when
 from .mail_links import MailLinks
 
 #: Mails about games carry List-Unsubscribe; verification and reset mails are what the user asked for.
-NOTIFICATIONS = ("turn", "digest", "invite", "ended", "reminder")
+NOTIFICATIONS = ("turn", "digest", "invite", "ended", "reminder", "timed_out", "invite_declined", "abandon_offered",
+                 "abandon_declined", "friend_request")
 
 
 @dataclass
@@ -88,6 +90,13 @@ class Composer:
             parts = self._ended(mail, lang) if prefs.ended else Skip("end-of-game mails are off")
         elif mail.kind == "reminder":
             parts = self._reminder(mail, user.id, lang) if prefs.turns != "off" else Skip("turn mails are off")
+        elif mail.kind in ("timed_out", "abandon_offered", "abandon_declined"):
+            # About a game of mine that runs: sent unless game mails are off altogether.
+            parts = (self._game_notice(mail, user.id, lang, prefs.timezone) if prefs.turns != "off"
+                     else Skip("turn mails are off"))
+        elif mail.kind in ("invite_declined", "friend_request"):
+            parts = (self._people_notice(mail, user.id, lang) if prefs.invites
+                     else Skip("invitation mails are off"))
         elif mail.kind == "verify":
             parts = Parts(t("mail_verify_subject", lang), [t("mail_verify_body", lang)],
                           (t("mail_verify_link", lang), self.links.url("verify", user.id, a=to)))
@@ -232,9 +241,65 @@ class Composer:
             score = r.get("score")
             if isinstance(score, float) and score.is_integer():
                 score = int(score)
-            lines.append(f"{r.get('rank')}. {name} ({score})")
+            left = r.get("left")
+            note = f" – {t('result_left_' + left, lang)}" if left in ("timed_out", "resigned") else ""
+            lines.append(f"{r.get('rank')}. {name} ({score}){note}")
         return Parts(t("mail_ended_subject", lang, game=title, id=info.id),
                      [t("mail_ended_body", lang, game=title, id=info.id), *lines],
+                     (t("mail_open_game", lang), self.links.game_url(info.id)))
+
+    def _name_of(self, user_id: object) -> str | None:
+        user = self.site.accounts.user(user_id) if isinstance(user_id, int) else None
+        return None if user is None else user.name
+
+    def _game_notice(self, mail: QueuedMail, user_id: int, lang: str, timezone: str) -> Parts | Skip:
+        """Timed out, abandoning offered, abandoning declined or withdrawn (issue 30): still true when sent?"""
+        info = self._game(mail.game_id)
+        if info is None:
+            return Skip("the game is gone")
+        title = pick(eng.load(info.game).title, lang)
+        link = (t("mail_open_game", lang), self.links.game_url(info.id))
+        if mail.kind == "timed_out":
+            seat = next((s for s in info.seats if s.user_id == user_id and s.left_as == "timed_out"), None)
+            if seat is None:
+                return Skip("the player did not time out in this game")
+            others = [s.name or "?" for s in info.seats if s.seat != seat.seat]
+            try:
+                when = local_when(datetime.fromisoformat(str(mail.payload.get("deadline"))), lang, timezone)
+            except ValueError:
+                when = "?"
+            return Parts(t("mail_timed_out_subject", lang, game=title, id=info.id),
+                         [t("mail_timed_out_body", lang, game=title, id=info.id, when=when,
+                            players=_players(others, lang))], link)
+        by = self._name_of(mail.payload.get("by"))
+        if by is None:
+            return Skip("the player who did it is gone")
+        if info.status != "running":
+            return Skip("the game is no longer running")
+        if mail.kind == "abandon_offered":
+            if not any(s.abandon_vote and s.user_id == info.creator_id for s in info.seats):
+                return Skip("the offer to abandon is off already")
+            return Parts(t("mail_abandon_offered_subject", lang, game=title, id=info.id, name=by),
+                         [t("mail_abandon_offered_body", lang, game=title, id=info.id, name=by)], link)
+        subject = "mail_abandon_withdrawn_subject" if mail.payload.get("withdrawn") else "mail_abandon_declined_subject"
+        return Parts(t(subject, lang, game=title, id=info.id, name=by),
+                     [t("mail_abandon_declined_body", lang, game=title, id=info.id)], link)
+
+    def _people_notice(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
+        """An invitation declined, or someone added me as a friend (issue 30)."""
+        by = self._name_of(mail.payload.get("by"))
+        if by is None:
+            return Skip("the player who did it is gone")
+        if mail.kind == "friend_request":
+            return Parts(t("mail_friend_request_subject", lang, name=by),
+                         [t("mail_friend_request_body", lang, name=by)],
+                         (t("mail_open_profile", lang), f"{self.links.base_url}/users/{quote(by)}"))
+        info = self._game(mail.game_id)
+        if info is None or info.status == "cancelled":
+            return Skip("the game is gone")
+        title = pick(eng.load(info.game).title, lang)
+        return Parts(t("mail_invite_declined_subject", lang, game=title, id=info.id, name=by),
+                     [t("mail_invite_declined_body", lang, game=title, id=info.id, name=by)],
                      (t("mail_open_game", lang), self.links.game_url(info.id)))
 
     # ------------------------------------------------------------------ the message
@@ -275,6 +340,8 @@ class Composer:
         )
         msg["Content-Language"] = lang  # after the content: setting it clears Content-* headers
         return msg
+
+
 
 
 def local_now(now: datetime, timezone: str) -> datetime:

@@ -159,6 +159,7 @@ def _person(base: str, token: str, me: str, shared: Shared, rng: random.Random) 
         create, create, move, move, move, move, move, move, undo, chat, report, reads, reads,
         page_move, page_move, pages,
         lambda: form(f"/games/{game()}/{rng.choice(['join', 'leave', 'cancel', 'resign'])}"),
+        lambda: form(f"/games/{game()}/resign", {"confirm": "yes"}),  # the question's answer (issue 30)
         lambda: form(f"/games/{game()}/abandon", {"agree": rng.choice(["yes", "no"])}),
         lambda: send("POST", f"/games/{game()}/join"), lambda: send("POST", f"/games/{game()}/join"),
         lambda: send("POST", f"/games/{game()}/leave"), lambda: send("POST", f"/games/{game()}/cancel"),

@@ -37,8 +37,9 @@ def site_of(client: TestClient) -> Site:
     return site
 
 
-def two_player_game(client: TestClient, time_control: Any) -> tuple[int, dict[str, str], dict[str, str]]:
-    ann, bob = api_user(client, "ann"), api_user(client, "bob")
+def two_player_game(client: TestClient, time_control: Any,
+                    names: tuple[str, str] = ("ann", "bob")) -> tuple[int, dict[str, str], dict[str, str]]:
+    ann, bob = api_user(client, names[0]), api_user(client, names[1])
     r = client.post("/api/games", json={"game": "toypig", "players": 2, "time_control": time_control}, headers=ann)
     assert r.status_code == 201, r.text
     gid = r.json()["id"]
@@ -297,7 +298,7 @@ def test_pages_offer_time_controls_show_clocks_and_take_resignations(db_url: str
         assert 'class="clock"' in page and ("noch 1 T." if lang == "de" else "1 d 23 h left") in page
         assert 'id="resign"' in page and 'id="abandon"' in page
         token = page.split('name="csrf" value="')[1].split('"')[0]
-        assert ann.post(f"/games/{gid}/resign", data={"csrf": token}).status_code == 200
+        assert ann.post(f"/games/{gid}/resign", data={"csrf": token, "confirm": "yes"}).status_code == 200
         seen = bob.get(f"/games/{gid}").text
         assert "ann (Bot)" in seen and ("resigned – a bot plays on" in seen or "Game over" in seen)  # bob reads English
         bad = ann.post("/new", data={"csrf": token, "game": "toypig", "players": "2", "time_control": "move:4"})
@@ -307,3 +308,37 @@ def test_pages_offer_time_controls_show_clocks_and_take_resignations(db_url: str
         token_b = acc.split('name="csrf" value="')[1].split('"')[0]
         assert bob.post("/account/vacation", data={"csrf": token_b, "days": "3"}).status_code == 200
         assert bob.post("/account/vacation", data={"csrf": token_b, "days": "40"}).status_code == 400
+
+
+# ----------------------------------------------------------------------------- reminders (issue 30, item 1)
+def reminders_of(client: TestClient) -> list[tuple[int | None, int | None]]:
+    return [(r["game_id"], r["user_id"]) for r in site_of(client).outbox.mail_rows() if r["kind"] == "reminder"]
+
+
+def test_a_one_day_turn_is_reminded_when_a_quarter_is_left_never_with_the_turn(client: TestClient) -> None:
+    """Issue 30, item 1: with 1 day per move the reminder came with the turn notice (24 h ahead).
+
+    Now it comes when a quarter of the turn's time is left (6 hours of a day), once.
+    """
+    gid, *_ = two_player_game(client, "move:1")
+    site = site_of(client)
+    start = datetime.now(UTC)
+    assert site.clocks.queue_reminders(start + timedelta(minutes=1)) == []  # the turn notice's moment
+    assert site.clocks.queue_reminders(start + timedelta(hours=17)) == []  # 7 hours left: not yet
+    assert reminders_of(client) == []
+    assert site.clocks.queue_reminders(start + timedelta(hours=18, minutes=5)) == [gid]
+    assert site.clocks.queue_reminders(start + timedelta(hours=20)) == []  # once per deadline
+    assert len(reminders_of(client)) == 1
+
+
+def test_long_turns_are_reminded_a_day_ahead_and_time_banks_by_their_balance(client: TestClient) -> None:
+    """The lead is a quarter of the turn's time, at most 24 hours: 14 days per move are reminded a day ahead;
+    a time bank's turn is the balance it started with (3 days: reminded 18 hours ahead)."""
+    long_gid, *_ = two_player_game(client, "move:14")
+    bank_gid, *_ = two_player_game(client, "bank:3+1/14", ("cleo", "dirk"))
+    site = site_of(client)
+    start = datetime.now(UTC)
+    assert site.clocks.queue_reminders(start + timedelta(days=12, hours=23)) == []
+    assert site.clocks.queue_reminders(start + timedelta(days=2, hours=5)) == []  # 19 hours of the bank left
+    assert site.clocks.queue_reminders(start + timedelta(days=2, hours=7)) == [bank_gid]
+    assert site.clocks.queue_reminders(start + timedelta(days=13, hours=1)) == [long_gid]

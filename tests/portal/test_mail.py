@@ -598,8 +598,9 @@ def test_reminder_queued_by_other_code_through_queue_mail(client: TestClient, si
     assert [r["status"] for r in site.outbox.mail_rows(uid) if r["kind"] == "reminder"] == ["sent", "skipped"]
 
 
-def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: TestClient, sink: Sink) -> None:
-    """Issue 9: a reminder mail 24 hours before a timeout, once per deadline, even with two passes."""
+def test_the_clock_job_queues_one_reminder_when_a_quarter_of_the_turn_is_left(client: TestClient, sink: Sink) -> None:
+    """Issue 9: a reminder mail before a timeout, once per deadline, even with two passes; issue 30: when a
+    quarter of the turn's time is left (12 hours of 2 days), at most 24 hours ahead."""
     from datetime import UTC, datetime, timedelta
 
     from ludothek.workers.clocks import ClockJob
@@ -615,9 +616,10 @@ def test_the_clock_job_queues_one_reminder_a_day_before_the_deadline(client: Tes
     site = site_of(client)
     job = ClockJob(site)
     job.run_once(datetime.now(UTC) + timedelta(hours=12))  # more than a day left: nothing
+    job.run_once(datetime.now(UTC) + timedelta(days=1, hours=1))  # 23 hours of 48 left: not yet either
     send(client)
     assert sink.take() == []
-    later = datetime.now(UTC) + timedelta(days=1, hours=1)
+    later = datetime.now(UTC) + timedelta(days=1, hours=13)
     job.run_once(later)
     job.run_once(later + timedelta(minutes=5))  # a second pass (or a second server) queues nothing more
     send(client)

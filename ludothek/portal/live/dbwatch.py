@@ -159,6 +159,9 @@ class DatabaseWatch:
             if before is not None:  # a user watched since the last look: only what is new since then
                 for game_id, seq in sorted(current - before - local):
                     self.hub.publish_user(user_id, {"type": "turn", "game": game_id, "seq": seq})
+                ended = {g for g, _ in before} - {g for g, _ in current}
+                if ended:  # a wait ended elsewhere (another process, another tab): the tabs re-count
+                    self.hub.publish_user(user_id, {"type": "waiting", "game": min(ended), "seq": 0})
             self._turns[user_id] = current
         for user_id in list(self._turns):
             if user_id not in watched_users:

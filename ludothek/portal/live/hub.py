@@ -72,13 +72,16 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 def event_message(event: GameEvent) -> dict[str, Any]:
-    return {
+    message = {
         "type": "update",
         "game": event.game_id,
         "seq": event.seq,
         "to_move": event.to_move if event.to_move >= 0 else None,
         "status": event.status,
     }
+    if event.seats_rev is not None:  # seats or votes changed without a move: pages refresh on a new value
+        message["seats_rev"] = event.seats_rev
+    return message
 
 
 def thinking_message(game_id: int, seq: int, seat: int | None, until: datetime | None,
@@ -566,13 +569,23 @@ class RedisHub(Hub):
 
 
 def turn_listener(site: Site, hub: Hub) -> Callable[[GameEvent], None]:
-    """Store listener: when a game becomes a person's turn, tell that person's open tabs (their own channel).
+    """Store listener: tell the people of a game whose waiting games changed, on their own channel.
 
+    The person to move hears ``turn`` (the tab title, the lists, a browser notification); the person
+    whose move (in any tab or device), timeout or resignation passed the turn on hears ``waiting``, and
+    so does everyone at the table when the game ends: a wait of theirs ended, and every open tab of
+    theirs re-counts (issue 30, item 2).  Ids and sequence numbers only.
     Lives here, beside the hubs, so a bot worker can use it without importing the web application.
     """
 
     def on_event(event: GameEvent) -> None:
-        if event.status != "running" or event.to_move < 0 or event.bot_to_move:
+        ended = event.status in ("finished", "abandoned")
+        if event.status != "running" and not ended:
+            return
+        # The mover's wait ended if the turn passed on, or a bot now plays their seat (they left).
+        mover_waits = (event.mover is not None and event.mover >= 0
+                       and (event.mover != event.to_move or event.bot_to_move))
+        if not ended and event.bot_to_move and not mover_waits:
             return
         info = site.games.info_cache.get(event.game_id)
         if info is None:
@@ -580,10 +593,12 @@ def turn_listener(site: Site, hub: Hub) -> Callable[[GameEvent], None]:
                 info = site.games.game(event.game_id)
             except StoreError:
                 return
-        if event.to_move >= len(info.seats):
-            return
-        seat = info.seats[event.to_move]
-        if seat.kind == "player" and seat.user_id is not None:
-            hub.publish_user(seat.user_id, {"type": "turn", "game": event.game_id, "seq": event.seq})
+        for seat in info.seats:
+            if seat.user_id is None or seat.kind not in ("player", "bot"):
+                continue
+            if not ended and seat.seat == event.to_move and seat.kind == "player":
+                hub.publish_user(seat.user_id, {"type": "turn", "game": event.game_id, "seq": event.seq})
+            elif ended or (mover_waits and seat.seat == event.mover):
+                hub.publish_user(seat.user_id, {"type": "waiting", "game": event.game_id, "seq": event.seq})
 
     return on_event

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
-from ludothek.storage import StoreError, UserInfo
+from ludothek import engine as eng
+from ludothek.storage import Conflict, Forbidden, StoreError, UserInfo
 from ludothek.storage.timecontrol import VACATION_DAYS_PER_YEAR
 from ludothek.texts import t
 
@@ -18,7 +19,7 @@ from ..contract import GAME_REFUSALS, refusals
 from ..deps import CsrfField, GameId, User, check_csrf, need_user, portal_of
 from ..gameview import game_summary
 from ..jsonroute import BoundedRoute
-from ..render import message_of, redirect, redirect_with_notice
+from ..render import message_of, redirect, redirect_with_notice, render
 from .accounts import account_page
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -27,9 +28,21 @@ api = APIRouter(route_class=BoundedRoute, tags=["api"])
 
 # ----------------------------------------------------------------------------- pages
 @pages.post("/games/{game_id}/resign", name="resign")
-def resign_form(request: Request, game_id: GameId, csrf: CsrfField) -> Response:
+def resign_form(request: Request, game_id: GameId, csrf: CsrfField,
+                confirm: Annotated[str, Form()] = "") -> Response:
+    """Resigning in two steps (issue 30): without ``confirm=yes`` the answer is the question, and nothing
+    changes; the game page's script asks the same in a dialog and posts the confirmation directly."""
     check_csrf(request, csrf)
-    portal_of(request).site.clocks.resign(game_id, need_user(request))
+    user = need_user(request)
+    site = portal_of(request).site
+    if confirm != "yes":
+        info = site.games.game(game_id)
+        if info.status != "running":
+            raise Conflict("only a running game can be resigned", code_key="not_running")
+        if info.seat_of(user.id) is None:
+            raise Forbidden("you do not play in this game (or a bot plays your seat already)", code_key="not_seated")
+        return render(request, "resign_confirm.html", user, info=info, game=eng.load(info.game))
+    site.clocks.resign(game_id, user)
     return redirect(request, f"/games/{game_id}")
 
 

@@ -210,6 +210,8 @@
       // A turn handed on without a chance step keeps the move number; who is to move changes.
       else if (msg.type === "update" && String(msg.to_move ?? "") !== cur.dataset.toMove) refresh();
       else if (msg.type === "update" && msg.status !== cur.dataset.status) refresh();
+      // Seats or votes changed without a move (an offer to abandon, its decline, a resignation).
+      else if (msg.type === "update" && msg.seats_rev != null && String(msg.seats_rev) !== cur.dataset.seatsRev) refresh();
     };
     socket.onclose = (ev) => {
       if (status) { status.textContent = "○ " + status.dataset.off; status.className = "live-status off"; }
@@ -221,6 +223,17 @@
       backoff = Math.min(backoff * 2, 10000);
     };
   }
+
+  /* Resigning asks first (issue 30): the button's form opens the question in a native dialog, whose own
+   * form confirms.  Without a dialog (or without this script) the post itself answers with the question. */
+  document.addEventListener("submit", (ev) => {
+    const form = ev.target;
+    if (!(form instanceof HTMLFormElement) || form.id !== "resign-form") return;
+    const dialog = document.getElementById("resign-dialog");
+    if (!dialog || typeof dialog.showModal !== "function") return;
+    ev.preventDefault();
+    dialog.showModal();
+  });
 
   /* New game form: only the seats 2..N of the chosen number of players N are shown and submitted
    * (hidden rows are disabled, so the browser leaves them out); the name field only for an invitation. */

@@ -1,8 +1,9 @@
 /* Ludothek: being told things while a tab is open (issues 9 and 30).
  *
- * One WebSocket per tab (/live/me) hears "a game became your turn" at once: then the tab title's
- * count ("(3) Ludothek") is fetched anew from /api/me/waiting and the lists of the home page are
- * refreshed.  The count is also re-read after every board swap (the player's own move can end a wait).
+ * One WebSocket per tab (/live/me) hears "a game became your turn" (``turn``) and "a wait of yours
+ * ended" (``waiting``: your move in another tab or device, a timeout, a game's end).  Then the tab
+ * title's count ("(3) Ludothek") is fetched anew from /api/me/waiting and the lists of the home page
+ * are refreshed.  The count is also re-read after every board swap (the player's own move can end a wait).
  *
  * The same socket brings the notices of the open-tab channel (`ludothek.workers.channels.tab`):
  * {"type": "notice", "id", "kind", "game", "title", "body", "path"}, each one the player wants in
@@ -64,6 +65,11 @@
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       if (msg.type === "notice") { notify(msg); return; }
+      if (msg.type === "waiting") {  // a wait of mine ended (my move in another tab, a game's end)
+        update();
+        refreshLists();
+        return;
+      }
       if (msg.type !== "turn") return;
       update();
       refreshLists();

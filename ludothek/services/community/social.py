@@ -53,6 +53,7 @@ from ludothek.storage.database import Database
 from ludothek.storage.errors import BadRequest, Conflict, NotFound
 from ludothek.storage.info import UserInfo, aware
 from ludothek.storage.models import Block, Friend, GameRow, SeatRow, User, UserActivity, utcnow
+from ludothek.storage.outbox import queue_mail
 
 #: How many users one may keep on the friend list, and on the block list.
 MAX_FRIENDS = 500
@@ -126,6 +127,8 @@ class Social:
                     raise Conflict(f"your friend list is full ({MAX_FRIENDS} people)", code_key="too_many_friends",
                                    n=MAX_FRIENDS)
                 conn.execute(insert(Friend).values(user_id=user.id, friend_id=other.id, created_at=utcnow()))
+                # Told once, when the entry is new (issue 30): a notice in the same transaction.
+                queue_mail(conn, other.id, "friend_request", {"by": user.id})
             # Read in the same transaction: an unfriend committed just after (another tab) cannot take it away.
             entry = self._friend_entries(conn, user.id, other.id)[0]
         return entry, exists is None

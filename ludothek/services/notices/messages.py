@@ -7,17 +7,15 @@ no hidden game information; the path is site-relative and needs a login to open.
 
 from __future__ import annotations
 
-import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from babel.dates import format_datetime
-
 from ludothek import engine as eng
 from ludothek.storage import GameInfo, NotFound
 from ludothek.texts import pick, t, tn
+from ludothek.texts.dates import local_when
 
 from .kinds import canonical
 
@@ -46,14 +44,6 @@ def players(names: list[str], lang: str) -> str:
         return "".join(names)
     return ", ".join(names[:-1]) + f" {t('and', lang)} " + names[-1]
 
-
-def local_time(when: datetime, timezone: str, lang: str) -> str:
-    """A moment as the reader reads it: Babel's medium form in their language and time zone."""
-    try:
-        zone = zoneinfo.ZoneInfo(timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = zoneinfo.ZoneInfo("UTC")
-    return format_datetime(when, "medium", tzinfo=zone, locale=lang)
 
 
 def texts(kind: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -111,7 +101,7 @@ class Messages:
         common = {"game": title, "id": info.id, "players": players(names, lang), "name": self._name(payload)}
         if kind == "reminder":
             try:
-                common["when"] = local_time(datetime.fromisoformat(str(payload.get("deadline"))), tz, lang)
+                common["when"] = local_when(datetime.fromisoformat(str(payload.get("deadline"))), lang, tz)
             except ValueError:
                 common["when"] = "?"
         if kind == "ended":
