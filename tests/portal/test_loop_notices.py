@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
 
 import pytest
-from babel.dates import format_datetime
 from fastapi.testclient import TestClient
 
 from ludothek.texts import t
+from ludothek.texts.dates import local_when
 from tests.portal.conftest import api_user, page_login
 from tests.portal.mail_support import Sink, smtp_server
 from tests.portal.test_mail import mail_app, send, set_lang, site_of, verified
@@ -90,10 +89,10 @@ def test_the_player_who_timed_out_is_told(client: TestClient, sink: Sink) -> Non
     ((subject, text),) = [m for m in got[name] if "#" in m[0] and ("ran out" in m[0] or "abgelaufen" in m[0])]
     if slow is anna:
         assert subject == f"Pig #{gid}: your time ran out" and "bert" in text
-        assert format_datetime(deadline, "medium", tzinfo=ZoneInfo("UTC"), locale="en") in text
+        assert local_when(deadline, "en", "UTC") in text
     else:
         assert subject == f"Schweinchen #{gid}: Deine Zeit ist abgelaufen" and "anna" in text
-        assert format_datetime(deadline, "medium", tzinfo=ZoneInfo("Europe/Berlin"), locale="de") in text
+        assert local_when(deadline, "de", "Europe/Berlin") in text
     assert not re.search(r"\d{4}-\d\d-\d\dT", text)  # no ISO time
 
 
@@ -146,9 +145,13 @@ def test_a_withdrawn_offer_is_not_mailed_as_still_standing(client: TestClient, s
 
 def test_someone_added_as_a_friend_is_told_once(client: TestClient, sink: Sink) -> None:
     anna, bert = people(client, sink)
+    # By mail only for who asked for it (the account page's choices; tabs, webhooks tell by default).
+    assert client.put("/api/friends/anna", headers=bert).status_code == 201
+    assert "anna" not in mails(client, sink)
+    site_of(client).notices.set(uid(client, bert), {"mail": {"friend_request": True}})
     assert client.put("/api/friends/bert", headers=anna).status_code == 201
     assert client.put("/api/friends/bert", headers=anna).status_code == 200  # again: not new, not told again
-    assert notices(client) == [("friend_request", uid(client, bert))]
+    assert notices(client)[-1:] == [("friend_request", uid(client, bert))]
     ((subject, text),) = mails(client, sink)["bert"]
     assert subject == "anna hat dich zu den Freunden hinzugefügt" and "/users/anna" in text
 

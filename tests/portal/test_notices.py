@@ -194,10 +194,10 @@ def test_messages_are_in_the_readers_language_and_time_zone(site: Site) -> None:
     assert message.lang == "de" and "anna" in message.title and message.path == "/friends"
     when = site.messages.message(bert, "reminder", None, None, {"deadline": "2026-03-01T12:00:00+00:00"}, utcnow())
     assert when is None  # no such game: nothing to say
-    from ludothek.services.notices.messages import local_time
+    from ludothek.texts.dates import local_when
 
-    assert local_time(__import__("datetime").datetime(2026, 3, 1, 12, tzinfo=__import__("datetime").UTC),
-                      "Europe/Berlin", "de").endswith("13:00:00")
+    assert local_when(__import__("datetime").datetime(2026, 3, 1, 12, tzinfo=__import__("datetime").UTC),
+                      "de", "Europe/Berlin").endswith("13:00")
     reset = site.messages.message(anna, "reset", None, None, {"gen": 1, "address": "secret@example.org"}, utcnow())
     assert reset is not None and "secret" not in reset.title + reset.body + reset.path  # no secrets
 

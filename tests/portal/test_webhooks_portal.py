@@ -234,4 +234,4 @@ def test_the_section_in_german_with_local_times(client: TestClient, receiver: Re
     site.webhooks.record(hook.id, False, "timeout", datetime(2026, 11, 29, 17, 5, tzinfo=UTC))
     page = account(client)
     assert "Webhooks" in page and "Test senden" in page and "Neues Geheimnis" in page
-    assert "29.11.2026, 18:05:00 · keine Antwort in der Zeit" in page  # Berlin is UTC+1 in November
+    assert "29.11.2026, 18:05 · keine Antwort in der Zeit" in page  # Berlin is UTC+1 in November
