@@ -39,6 +39,8 @@ from ludothek.storage.errors import BadRequest, Conflict, NotFound
 from ludothek.storage.models import PushSubscriptionRow, VapidKeyRow, utcnow
 from ludothek.storage.text import check_text
 
+from .webhook_urls import refusal_of
+
 #: Devices one user may have subscribed at once (a phone, a tablet, a few browsers).
 MAX_DEVICES = 10
 #: The longest endpoint accepted (real ones are 100-500 characters).
@@ -101,10 +103,10 @@ def private_host(host: str) -> bool:
     if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
-        address = ipaddress.ip_address(name)
+        ipaddress.ip_address(name)
     except ValueError:
-        return False
-    return not address.is_global
+        return False  # a name: judged by what it resolves to when a push is sent
+    return refusal_of(name, allow_loopback=False) is not None
 
 
 def check_endpoint(endpoint: Any, allow_loopback: bool = False) -> str:

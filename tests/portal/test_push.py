@@ -22,8 +22,17 @@ from ludothek.portal import create_app
 from ludothek.services import Site
 from ludothek.services.push import MAX_DEVICES, Device, Push, check_endpoint, load_private_key, public_key_of
 from ludothek.storage import BadRequest, Conflict, NotFound, make_engine, migrate
-from ludothek.workers.channels.base import Delivery, Failed, Message, Notice, Retry, Sent, Skipped
-from ludothek.workers.channels.push import PushChannel, push_channel, retry_after
+from ludothek.workers.channels.base import (
+    Delivery,
+    Failed,
+    Message,
+    Notice,
+    Retry,
+    Sent,
+    Skipped,
+    retry_after,
+)
+from ludothek.workers.channels.push import PushChannel, push_channel
 from tests.portal.conftest import FAST_HASHER, api_user, csrf_of, make_settings, page_login
 from tests.portal.push_service import PushService, push_service
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar, Protocol
 
 # A notice in words is made by the services (they know the games and the players): re-exported here.
@@ -107,3 +108,26 @@ class Channel(Protocol):
     def deliver(self, delivery: Delivery, message: Message, now: datetime) -> Outcome:
         """Try once.  Never raises for a delivery problem: the outcome says what happened."""
         ...
+
+
+#: The longest wait a Retry-After may ask for; a longer one is cut to this.
+MAX_RETRY_AFTER = timedelta(days=1)
+
+
+def retry_after(value: str | None, now: datetime) -> timedelta | None:
+    """A ``Retry-After`` header (seconds or an HTTP date) as a wait from ``now``, at most `MAX_RETRY_AFTER`;
+    None if absent or unusable.  Shared by the channels that speak HTTP (push services, webhooks)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        wait = timedelta(seconds=int(value))
+    else:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        wait = when - now
+    return max(timedelta(0), min(wait, MAX_RETRY_AFTER))

@@ -17,14 +17,11 @@ stored), no redirects followed, a short timeout, and its host must resolve to pu
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
-import socket
 import threading
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -32,9 +29,10 @@ import requests
 from pywebpush import WebPushException, webpush
 
 from ludothek.services.push import Device, Push, VapidKeys
+from ludothek.services.webhook_urls import refusal_of, system_resolver
 from ludothek.texts import t
 
-from .base import Delivery, Failed, Message, Notice, Outcome, Retry, Sent, Skipped
+from .base import Delivery, Failed, Message, Notice, Outcome, Retry, Sent, Skipped, retry_after
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +43,6 @@ MAIL_ONLY = frozenset({"verify", "reset", "email_changed", "digest"})
 DEFAULT_TTL = 12 * 3600
 #: Seconds to wait for the push service.
 DEFAULT_TIMEOUT = 5.0
-#: The longest wait a Retry-After may ask for.
-MAX_RETRY_AFTER = timedelta(days=1)
 #: Title and body as they travel (a push payload holds at most about 4 KB).
 MAX_TITLE = 120
 MAX_BODY = 400
@@ -69,35 +65,18 @@ def payload_of(notice: Notice, message: Message) -> str:
                       ensure_ascii=False, separators=(",", ":"))
 
 
-def retry_after(value: str | None, now: datetime) -> timedelta | None:
-    """A Retry-After header (delay-seconds or an HTTP date) as a wait from ``now``; None if absent or bad."""
-    if not value:
-        return None
-    value = value.strip()
-    wait: timedelta | None
-    if value.isdigit():
-        wait = timedelta(seconds=int(value))
-    else:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        wait = max(timedelta(0), when - now)
-    return min(wait, MAX_RETRY_AFTER)
 
 
 def public_only(host: str, port: int) -> str | None:
-    """Why ``host`` must not be sent to (it resolves to an address inside a network), or None."""
+    """Why ``host`` must not be sent to (it resolves to an address inside a network), or None.
+
+    The same judgement as for webhooks (`ludothek.services.webhook_urls`), loopback included."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        addresses = system_resolver(host, port)
     except OSError as exc:
         return f"cannot resolve the push service's host ({exc.__class__.__name__})"
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not address.is_global:
-            return "the push service's host resolves to a private address"
+    if any(refusal_of(address, allow_loopback=False) for address in addresses):
+        return "the push service's host resolves to a private address"
     return None
 
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 import logging
 import ssl
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 import httpcore
@@ -33,7 +32,7 @@ from ludothek.services.webhooks import HookInfo, Webhooks
 from ludothek.storage.errors import BadRequest
 
 from . import webhook_http
-from .base import Delivery, Failed, Message, Notice, Outcome, Retry, Sent, Skipped
+from .base import Delivery, Failed, Message, Notice, Outcome, Retry, Sent, Skipped, retry_after
 from .webhook_bodies import encode, payload, signed_headers
 
 log = logging.getLogger(__name__)
@@ -45,8 +44,6 @@ KINDS = frozenset({"turn", "reminder", "timed_out", "invited", "invite_declined"
 #: Waits before the 2nd ... 6th attempt: about a day and a half in all, then the delivery has failed.
 BACKOFF = (timedelta(seconds=30), timedelta(minutes=2), timedelta(minutes=10), timedelta(hours=1),
            timedelta(hours=6), timedelta(hours=24))
-#: The longest ``Retry-After`` obeyed (a longer one waits this long).
-MAX_RETRY_AFTER = timedelta(hours=24)
 
 Poster = Callable[[Target, bytes, Sequence[tuple[str, str]], float, int], webhook_http.Answer]
 
@@ -56,22 +53,6 @@ def _post(target: Target, body: bytes, headers: Sequence[tuple[str, str]], timeo
     return webhook_http.post(target, body, headers, timeout, max_answer)
 
 
-def retry_after(value: str | None, now: datetime) -> timedelta | None:
-    """A ``Retry-After`` header (seconds or an HTTP date) as a wait, at most `MAX_RETRY_AFTER`; None if unusable."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        wait = timedelta(seconds=int(value))
-    else:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        wait = when - now
-    return max(timedelta(0), min(wait, MAX_RETRY_AFTER))
 
 
 class WebhookChannel:
