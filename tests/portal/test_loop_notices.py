@@ -141,6 +141,11 @@ def test_a_withdrawn_offer_is_not_mailed_as_still_standing(client: TestClient, s
     client.post(f"/api/games/{gid}/abandon", json={"agree": False}, headers=anna)
     got = mails(client, sink)  # both queued before the sender ran: only the withdrawal goes out
     assert [s for s, _ in got["bert"]] == [f"Schweinchen #{gid}: anna hat den Vorschlag zum Abbruch zurückgezogen"]
+    # Push, webhooks and tabs say the same (the notice's Message), not "declined".
+    site = site_of(client)
+    said = site.messages.message(uid(client, bert), "abandon_declined", gid, None,
+                                 {"by": uid(client, anna), "withdrawn": True}, datetime.now(UTC))
+    assert said is not None and said.title == f"anna hat den Vorschlag zurückgezogen, Schweinchen #{gid} abzubrechen"
 
 
 def test_someone_added_as_a_friend_is_told_once(client: TestClient, sink: Sink) -> None:

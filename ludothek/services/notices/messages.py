@@ -61,6 +61,9 @@ def texts(kind: str, lang: str, params: Mapping[str, Any]) -> tuple[str, str] | 
                                     t("notice_abandon_offered_body", lang, **p)),
         "abandon_declined": lambda: (t("notice_abandon_declined_title", lang, **p),
                                      t("notice_abandon_declined_body", lang, **p)),
+        # An ``abandon_declined`` whose offerer took the offer back (payload ``withdrawn``).
+        "abandon_withdrawn": lambda: (t("notice_abandon_withdrawn_title", lang, **p),
+                                      t("notice_abandon_withdrawn_body", lang, **p)),
         "ended": lambda: (t("notice_ended_title", lang, **p), t("notice_ended_body", lang, **p)),
         "verify": lambda: (t("notice_verify_title", lang), t("notice_verify_body", lang)),
         "reset": lambda: (t("notice_reset_title", lang), t("notice_reset_body", lang)),
@@ -109,6 +112,8 @@ class Messages:
         if kind == "invited":
             common["name"] = next((s.name for s in info.seats if s.user_id == info.creator_id and s.name), None) \
                 or common["name"]
+        if kind == "abandon_declined" and payload.get("withdrawn"):
+            kind = "abandon_withdrawn"
         words = texts(kind, lang, common)
         return None if words is None else Message(lang, *words, f"/games/{info.id}")
 
