@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from ludothek.portal import create_app
 from ludothek.portal.app import make_mail_job
+from ludothek.services.tracked import CHANCE_RNG
 from ludothek.storage.models import utcnow
 from ludothek.workers.mail_links import MailLinks
 from tests.portal.conftest import api_user, make_settings, page_login
@@ -61,8 +62,8 @@ class World:
         return sum(1 for r in self.site.outbox.mail_rows() if r["kind"] == "turn" and r["user_id"] == self.bert_id)
 
     def anna_makes_it_berts_turn(self) -> None:
-        """Hold until anna's hold leaves bert to move (the die may throw the turn straight back to anna;
-        bert holds when it is his turn, which tells anna, who has no push or webhook)."""
+        """Hold until anna's hold leaves bert to move (bert holds when it is his turn, which tells anna,
+        who has no push or webhook)."""
         self.since = max((r["id"] for r in self.site.outbox.mail_rows()), default=0)
         for _ in range(60):
             before = self.turns_of_bert()
@@ -82,18 +83,21 @@ class World:
 
 
 @pytest.fixture
-def world(any_db: str) -> Iterator[World]:
+def world(any_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    # Loaded dice: every die shows 2 and every bonus card is 1, so that a hold always hands the turn on (a 1
+    # would throw it straight back) and the game lasts seven holds each (real dice end it in three).
+    monkeypatch.setattr(CHANCE_RNG, "random", lambda: 0.2)
     settings = make_settings(any_db, mail_interval=0, jobs_interval=0, base_url=BASE, push_allow_loopback=True,
                              webhook_allow_loopback=True)
-    with TestClient(create_app(settings)) as client, \
-            push_service(client.app.state.portal.push.public_key) as service, \
-            running_receiver() as receiver:  # type: ignore[attr-defined]
+    app = create_app(settings)
+    with TestClient(app) as client, push_service(app.state.portal.push.public_key) as service, \
+            running_receiver() as receiver:
         anna, bert = api_user(client, "anna"), api_user(client, "bert")
         bert_id = int(client.get("/api/me", headers=bert).json()["id"])
         gid = int(client.post("/api/games", json={"game": "toypig", "players": 2, "options": {"length": "long"}},
                               headers=anna).json()["id"])
         assert client.post(f"/api/games/{gid}/join", headers=bert).json()["status"] == "running"
-        client.app.state.mail_job.run_once(utcnow())  # type: ignore[attr-defined]  # the first turn's notice
+        app.state.mail_job.run_once(utcnow())  # the first turn's notice
         r = client.post("/api/v1/me/push/devices", json={**service.subscription("phone"), "label": "bert's phone"},
                         headers=bert)
         assert r.status_code == 201, r.text
@@ -224,3 +228,18 @@ def test_the_worker_builds_the_same_channels_from_the_settings(any_db: str) -> N
         assert [c.name for c in job.channels] == ["webhook", "push"]
     finally:
         engine.dispose()
+
+
+def test_each_channel_speaks_the_players_language(world: World) -> None:
+    world.site.accounts.set_lang(world.bert_id, "de")
+    world.site.notices.forget(world.bert_id)  # the fan-out remembers a recipient for two seconds
+    world.anna_makes_it_berts_turn()
+    world.work()
+    [pushed] = world.service.received
+    [hooked] = world.receiver.received
+    for title, body in ((pushed.payload["title"], pushed.payload["body"]),
+                        (hooked.json()["title"], hooked.json()["body"])):
+        assert title == f"Schweinchen #{world.game}: Du bist am Zug"
+        assert body == f"anna hat gezogen. Du bist am Zug in Schweinchen #{world.game} mit " \
+                       f"{players(world).replace(' and ', ' und ')}."
+    assert pushed.payload["lang"] == "de" and hooked.json()["lang"] == "de"
