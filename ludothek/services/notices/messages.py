@@ -115,6 +115,12 @@ class Messages:
         if kind == "abandon_declined" and payload.get("withdrawn"):
             kind = "abandon_withdrawn"
         words = texts(kind, lang, common)
+        if words is not None and kind == "turn":
+            # A move's turn notice says who moved: ``payload["by"]`` is the mover's seat (`Play._move_mails`),
+            # not a user id; the game's first turn has none.
+            by = payload.get("by")
+            if isinstance(by, int) and not isinstance(by, bool) and 0 <= by < len(names) and names[by]:
+                words = (words[0], t("notice_turn_moved_body", lang, **{**common, "name": names[by]}))
         return None if words is None else Message(lang, *words, f"/games/{info.id}")
 
     def _game(self, game_id: int | None) -> GameInfo | None:
