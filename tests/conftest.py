@@ -27,6 +27,8 @@ REQUIRE_SERVICES = os.environ.get("LUDOTHEK_REQUIRE_SERVICES") == "1"
 #: Turns are handed on at once unless a test asks for a grace period (`ludothek.services.handover`): most
 #: tests play several seats in quick succession.  Servers the tests start inherit it.
 os.environ.setdefault("LUDOTHEK_HANDOVER_SECONDS", "0")
+# Hundreds of applications start in a run; each would render its first pages once (`ludothek.portal.warmup`).
+os.environ.setdefault("LUDOTHEK_WARM_UP", "off")
 
 
 def needs(problem: str | None) -> None:

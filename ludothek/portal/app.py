@@ -60,6 +60,7 @@ from .observe import AccessLog, Metrics, configure_logging, parse_networks, prep
 from .offload import Offload
 from .sessions import SessionCodec
 from .settings import Settings, vapid_subject
+from .warmup import warm_up
 
 if TYPE_CHECKING:  # imported where they are used (`BotWorker` only when bots play in this process)
     from ludothek.workers.bots import BotWorker
@@ -179,6 +180,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await portal.dbwatch.start()
         if portal.mail is not None:
             portal.mail.start()
+        if settings.warm_up:  # the first request's costs, paid before uvicorn accepts a connection
+            portal.warm_up_seconds = await warm_up(app)
         try:
             yield
         finally:

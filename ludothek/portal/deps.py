@@ -73,6 +73,8 @@ class Portal:
     dbwatch: DatabaseWatch | None = None
     #: The Web Push channel (``None``: ``Settings.push`` is off).
     push: PushChannel | None = None
+    #: CPU seconds the start-up's warm-up spent (`ludothek.portal.warmup`; ``None``: none ran).
+    warm_up_seconds: float | None = None
 
 
 def client_address(request: Any) -> str:

@@ -30,6 +30,9 @@ class Settings:
     #: (``LUDOTHEK_HANDOVER_SECONDS``; `ludothek.services.handover`; 0: hand on at once).
     handover_seconds: int = field(
         default_factory=lambda: int(os.environ.get("LUDOTHEK_HANDOVER_SECONDS", str(DEFAULT_GRACE))))
+    #: Render the first pages once at start-up, before the port serves (``LUDOTHEK_WARM_UP``, default on;
+    #: `ludothek.portal.warmup`).  The tests switch it off: they start hundreds of applications.
+    warm_up: bool = field(default_factory=lambda: os.environ.get("LUDOTHEK_WARM_UP", "on") != "off")
     #: Bot worker processes ``serve`` starts and stops with the server (``LUDOTHEK_BOT_WORKERS``;
     #: 0: none, run ``ludothek bots`` yourself).  Each thinks about one bot turn at a time.
     bot_workers: int = 2
