@@ -131,7 +131,7 @@ def seat_imbalance(counts: Sequence[int]) -> int:
     return max(counts) - min(counts) if counts else 0
 
 
-def _least_used_mask(counts: Sequence[int] | None, table_size: int) -> int:
+def least_used_mask(counts: Sequence[int] | None, table_size: int) -> int:
     """Bitmask of the seats a player has used least: taking one of them never worsens their balance."""
     if counts is None:
         return (1 << table_size) - 1
@@ -168,7 +168,7 @@ def _seat_conflicts(masks: tuple[int, ...]) -> int:
     return result
 
 
-class _Grouping:
+class GroupSearch:
     """The local search over groupings of ``n`` players (local indices) into tables of ``k``.
 
     Each table keeps its cost and, per member, that member's share of the pair cost and the sorted
@@ -393,8 +393,8 @@ def group_tables(order: Sequence[int], k: int, history: Sequence[PastGame], poin
     unit = float(point_unit) or 1.0
     pts = [float(points.get(e, Fraction(0))) / unit for e in ids]
     counts = seat_counts(history, table_size)
-    masks = [_least_used_mask(counts.get(e), table_size) for e in ids]
-    search = _Grouping(k, met, pts, masks, rng)
+    masks = [least_used_mask(counts.get(e), table_size) for e in ids]
+    search = GroupSearch(k, met, pts, masks, rng)
     start = [list(range(i, i + k)) for i in range(0, len(ids), k)]
     tables, cost = search.improve(start)
     if any(search.repeats(t) for t in tables):
