@@ -130,7 +130,7 @@ def league_schedule(division: Sequence[int], table_size: int, meetings: int = 1,
                 for o in seated if o != e and counts.get((min(e, o), max(e, o)), 0)} for e in seated]
         masks = [least_used_mask(seats[e], table_size) for e in seated]
         search = GroupSearch(table_size, met, [0.0] * len(seated), masks, rng)
-        groups: list[list[int]] = []
+        chosen: list[list[int]] = []
         best_cost = float("inf")
         for _ in range(RESTARTS):  # small fields: several random starts find far better rounds than one
             perm = list(range(len(seated)))
@@ -138,10 +138,10 @@ def league_schedule(division: Sequence[int], table_size: int, meetings: int = 1,
             start = [perm[i:i + table_size] for i in range(0, len(perm), table_size)]
             found, cost = search.improve(start, budget=4_000)
             if cost < best_cost:
-                groups, best_cost = found, cost
+                chosen, best_cost = found, cost
             if cost == 0:
                 break
-        tables = [[seated[x] for x in g] for g in groups]
+        tables = [[seated[x] for x in g] for g in chosen]
         below = set(_pairs_below(counts, ids, meetings))
         if not any((min(a, b), max(a, b)) in below for t in tables for a, b in itertools.combinations(t, 2)):
             tables, byes = _forced_round(ids, sorted(below)[0], table_size, byes)
