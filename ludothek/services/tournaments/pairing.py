@@ -432,7 +432,7 @@ def pair_swiss(
     if len(active) < table_size:
         raise ValueError(f"{len(active)} active entrants cannot fill a table of {table_size}")
     rng = _rng(seed, round_no, 1)
-    ids = [e.id for e in active]
+    ids = sorted(e.id for e in active)  # the order entrants are listed in must not matter
     points = current_points(ids, history, byes_so_far, table_size, points_by_place)
     ratings = {e.id: e.rating for e in active}
     draw = {i: rng.random() for i in ids}
