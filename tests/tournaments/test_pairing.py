@@ -56,7 +56,7 @@ def test_every_active_entrant_is_seated_once_or_has_a_bye_at_full_tables(case: t
     k, n, rounds, withdrawn, seed = case
     withdrawn = min(withdrawn, n - k)
     entrants = [Entrant(i, rating=1500 + (i * 37) % 200, withdrawn=i < withdrawn) for i in range(n)]
-    history, byes, rnd = run_rounds(entrants, k, rounds, seed)
+    _, byes, rnd = run_rounds(entrants, k, rounds, seed)
     active = {e.id for e in entrants if not e.withdrawn}
     seated = [s for t in rnd.tables for s in t.seats]
     assert all(len(t.seats) == k for t in rnd.tables)
