@@ -9,9 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ludothek.services.tournaments.knockout import knockout_advancers, knockout_plan, knockout_round
-from ludothek.services.tournaments.league import league_schedule, promotion
-from ludothek.services.tournaments.pairing import PastGame, Round, seat_counts, seat_imbalance
+from ludothek.services.tournaments.knockout import (
+    knockout_advancers,
+    knockout_plan,
+    knockout_round,
+    pair_knockout,
+)
+from ludothek.services.tournaments.league import league_schedule, pair_round_robin, promotion
+from ludothek.services.tournaments.pairing import Entrant, PastGame, Round, seat_counts, seat_imbalance
 
 SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -152,3 +157,53 @@ def test_knockout_plan() -> None:
         knockout_round([1, 2, 3], 4, 2)
     with pytest.raises(ValueError):
         knockout_round([1, 2, 3, 4], 4, 4)
+
+
+def play_out(pair, entrants: list[Entrant], k: int, seed: int, withdraw_after: dict[int, int] | None = None
+             ) -> list[Round]:
+    """Call a format's pairing round after round with random results until it says the event is over."""
+    rng = random.Random(seed)
+    history: list[PastGame] = []
+    byes: dict[int, int] = {}
+    rounds: list[Round] = []
+    for r in range(1, 50):
+        for who, after in (withdraw_after or {}).items():
+            if after == r - 1:
+                entrants = [Entrant(e.id, e.rating, True) if e.id == who else e for e in entrants]
+        rnd = pair(entrants, history, byes, k, r, seed)
+        if rnd is None:
+            return rounds
+        rounds.append(rnd)
+        history += [PastGame(r, t.seats, tuple(rng.sample(range(1, k + 1), k))) for t in rnd.tables]
+        for b in rnd.byes:
+            byes[b] = byes.get(b, 0) + 1
+    raise AssertionError("the event never ended")
+
+
+def test_round_robin_in_the_shape_of_pair_swiss_ends_after_the_season() -> None:
+    entrants = [Entrant(i) for i in range(1, 7)]
+    rounds = play_out(pair_round_robin, entrants, 2, seed=3)
+    assert rounds == league_schedule(list(range(1, 7)), 2, seed=3)
+    rounds = play_out(pair_round_robin, entrants, 2, seed=3, withdraw_after={4: 2})
+    assert len(rounds) == 5
+    for rnd in rounds[2:]:
+        assert all(4 not in t.seats for t in rnd.tables) and 4 not in rnd.byes
+        assert len(rnd.byes) == 1  # the withdrawn player's opponent sits out
+
+
+@pytest.mark.parametrize(("n", "k", "expected"), [(16, 4, 3), (16, 2, 4), (27, 3, 3), (11, 5, 2), (9, 3, 2), (10, 4, 3)])
+def test_knockout_in_the_shape_of_pair_swiss_plays_down_to_one_final_table(n: int, k: int, expected: int) -> None:
+    entrants = [Entrant(i, rating=1500 + 10 * i) for i in range(n)]
+    rounds = play_out(pair_knockout, entrants, k, seed=1)
+    assert len(rounds) == expected == len(knockout_plan(n, k, max(1, k // 2)))
+    assert [sum(len(t.seats) for t in r.tables) + len(r.byes) for r in rounds] == knockout_plan(n, k, max(1, k // 2))
+    assert len(rounds[-1].tables) == 1 and not rounds[-1].byes
+    finalists = set(rounds[-1].tables[0].seats)
+    assert all(any(f in t.seats for t in rounds[-2].tables) or f in rounds[-2].byes for f in finalists)
+
+
+def test_a_knockout_whose_field_cannot_reach_a_full_final_stops_instead_of_guessing() -> None:
+    with pytest.raises(ValueError):
+        knockout_plan(12, 3, 1)  # 12 -> 4 -> 2: refused when the tournament is set up
+    rounds = play_out(pair_knockout, [Entrant(i) for i in range(12)], 3, seed=1)
+    assert len(rounds) == 2

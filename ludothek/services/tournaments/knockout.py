@@ -22,6 +22,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from ludothek.services.tournaments.pairing import (
+    Entrant,
     PastGame,
     Round,
     Table,
@@ -111,3 +112,42 @@ def knockout_advancers(rnd: Round, results: Sequence[PastGame], advance_k: int, 
         order = sorted(table.seats, key=lambda e: (place[e], -score.get(e, 0.0), seed_of.get(e, len(seed_of))))
         going.extend(order[:advance_k])
     return sorted(going, key=lambda e: seed_of.get(e, len(seed_of)))
+
+
+def pair_knockout(
+    entrants: Sequence[Entrant],
+    history: Sequence[PastGame],
+    byes_so_far: Mapping[int, int],
+    table_size: int,
+    round_no: int,
+    seed: int = 0,
+    advance_k: int | None = None,
+) -> Round | None:
+    """Round ``round_no`` of a knock-out, in the shape of ``pair_swiss``; None when it is over.
+
+    Seeding: rating, best first (then the earlier entry). The rounds before are replayed from the
+    seeding and ``history`` (the same pure functions give the same tables), so the site needs to
+    store nothing but games. ``advance_k`` defaults to half a table (one of two, two of four or five,
+    one of three). Withdrawn entrants drop out at once. Over when the last round played was the final
+    (one table), or fewer players are left than a table seats.
+    """
+    del byes_so_far
+    k = table_size
+    advance = advance_k if advance_k is not None else max(1, k // 2)
+    gone = {e.id for e in entrants if e.withdrawn}
+    seeding = [e.id for e in sorted(entrants, key=lambda e: (-e.rating, e.id))]
+    alive = [i for i in seeding if i not in gone]
+    byes: dict[int, int] = {}
+    for r in range(1, round_no):
+        if len(alive) <= k:
+            return None  # round r was the final
+        earlier = [g for g in history if g.round_no < r]  # as it was when round r was paired
+        rnd = knockout_round(alive, k, advance, r, byes, earlier, seed)
+        results = [g for g in history if g.round_no == r]
+        going = set(knockout_advancers(rnd, results, advance, seeding))
+        for b in rnd.byes:
+            byes[b] = byes.get(b, 0) + 1
+        alive = [i for i in seeding if i in going and i not in gone]
+    if len(alive) < k:
+        return None
+    return knockout_round(alive, k, advance, round_no, byes, [g for g in history if g.round_no < round_no], seed)

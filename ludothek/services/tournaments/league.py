@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from ludothek.services.tournaments.pairing import (
+    Entrant,
     GroupSearch,
+    PastGame,
     Round,
     Table,
     assign_seats,
@@ -204,3 +206,35 @@ def promotion(
     if result:
         result[-1].extend(newcomers)
     return result
+
+
+def pair_round_robin(
+    entrants: Sequence[Entrant],
+    history: Sequence[PastGame],
+    byes_so_far: Mapping[int, int],
+    table_size: int,
+    round_no: int,
+    seed: int = 0,
+) -> Round | None:
+    """Round ``round_no`` of a one-division round robin, in the shape of ``pair_swiss``; None when over.
+
+    The season is the ``league_schedule`` of every entrant (withdrawn ones too, so the schedule does
+    not change under the players' feet). A table with a withdrawn player is not played: the others at
+    it sit the round out with a bye. ``history`` and ``byes_so_far`` are not needed (the schedule is
+    fixed) and accepted for the common shape.
+    """
+    del history, byes_so_far
+    ids = sorted(e.id for e in entrants)
+    if len(ids) < table_size or round_no < 1:
+        return None
+    schedule = league_schedule(ids, table_size, seed=seed)
+    if round_no > len(schedule):
+        return None
+    gone = {e.id for e in entrants if e.withdrawn}
+    rnd = schedule[round_no - 1]
+    tables = tuple(t for t in rnd.tables if not gone & set(t.seats))
+    byes = [b for b in rnd.byes if b not in gone]
+    byes += [s for t in rnd.tables if gone & set(t.seats) for s in t.seats if s not in gone]
+    if not tables:
+        return None
+    return Round(tables=tables, byes=tuple(sorted(byes)))
