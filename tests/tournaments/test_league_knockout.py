@@ -18,7 +18,7 @@ from ludothek.services.tournaments.knockout import (
 from ludothek.services.tournaments.league import league_schedule, pair_round_robin, promotion
 from ludothek.services.tournaments.pairing import Entrant, PastGame, Round, seat_counts, seat_imbalance
 
-SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def meeting_counts(schedule: list[Round]) -> dict[frozenset[int], int]:

@@ -5,15 +5,18 @@ Pure functions like ``pairing`` (issue 31). Rules for players: docs/tournaments.
 A season is a round robin: every two members of a division meet (``meetings`` times), at tables of
 the game's size. For two-player games this is the classic circle method (n-1 rounds, or n with a
 bye each round when n is odd), and every pair meets exactly once per cycle. For larger tables a
-perfect schedule exists only for special sizes, so rounds are built one at a time by the same local
-search as Swiss pairing, where a pair's cost grows with the square of how often it has met: new
-pairs first, and repeats spread evenly; rounds are added until every pair has met. Seats are
-balanced as in Swiss.
+perfect schedule exists only for special sizes, so the whole season is searched at once (simulated
+annealing over the rounds' tables): with the fewest rounds that counting allows, then one more at a
+time, until every pair meets and the byes rotate; unavoidable repeats are spread (a pair's extra
+meetings cost their square). Large divisions, where that search gives up, are scheduled round by
+round by the same local search as Swiss pairing. Seats are balanced as in Swiss.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import random
 from collections.abc import Collection, Mapping, Sequence
 
@@ -29,6 +32,7 @@ from ludothek.services.tournaments.pairing import (
 )
 
 RESTARTS = 8
+SEASON_EXTRA_ROUNDS = 4
 PAIR_MET = 10  # cost of seating a pair that met before, plus one per earlier meeting: new pairs first
 
 
@@ -122,6 +126,17 @@ def league_schedule(division: Sequence[int], table_size: int, meetings: int = 1,
                                       byes=tuple(sorted(i for i in ids if i not in paired))))
         return schedule
 
+    # The whole season at once: the fewest rounds the counting allows first, then one more at a time.
+    n, k = len(ids), table_size
+    per_round = (n // k) * k * (k - 1) // 2
+    lower = max(-(-(n - 1) * meetings // (k - 1)), -(-(n * (n - 1) // 2) * meetings // per_round))
+    for rounds in range(lower, lower + SEASON_EXTRA_ROUNDS + 1):
+        found = _season_search(n, k, meetings, rounds, random.Random(f"season/{seed}/{rounds}"))
+        if found is not None:
+            for groups, byes in found:
+                seat_and_record([[ids[x] for x in g] for g in groups], [ids[x] for x in byes])
+            return schedule
+    # Fallback (large divisions): round by round, greedy.
     limit = len(ids) * len(ids) * meetings  # never reached: each round meets at least one new pair
     while _pairs_below(counts, ids, meetings) and len(schedule) < limit:
         draw = {i: rng.random() for i in ids}
@@ -138,9 +153,9 @@ def league_schedule(division: Sequence[int], table_size: int, meetings: int = 1,
             perm = list(range(len(seated)))
             rng.shuffle(perm)
             start = [perm[i:i + table_size] for i in range(0, len(perm), table_size)]
-            found, cost = search.improve(start, budget=4_000)
+            grouping, cost = search.improve(start, budget=4_000)
             if cost < best_cost:
-                chosen, best_cost = found, cost
+                chosen, best_cost = grouping, cost
             if cost == 0:
                 break
         tables = [[seated[x] for x in g] for g in chosen]
@@ -227,7 +242,7 @@ def pair_round_robin(
     ids = sorted(e.id for e in entrants)
     if len(ids) < table_size or round_no < 1:
         return None
-    schedule = league_schedule(ids, table_size, seed=seed)
+    schedule = _cached_schedule(tuple(ids), table_size, seed)
     if round_no > len(schedule):
         return None
     gone = {e.id for e in entrants if e.withdrawn}
@@ -238,3 +253,103 @@ def pair_round_robin(
     if not tables:
         return None
     return Round(tables=tables, byes=tuple(sorted(byes)))
+
+
+UNCOVERED = 50.0  # cost of a pair short of its meetings; each meeting beyond costs its square
+BYE_WEIGHT = 20.0
+SEASON_ITERATIONS = 40_000
+
+
+def _season_search(n: int, k: int, meetings: int, rounds: int, rng: random.Random,
+                   iterations: int = SEASON_ITERATIONS) -> list[tuple[list[list[int]], list[int]]] | None:
+    """A whole season of ``rounds`` rounds for players 0..n-1, by simulated annealing; None if it fails.
+
+    A move swaps two players of one round between tables (or between a table and the byes). The cost:
+    ``UNCOVERED`` for every meeting a pair is short of ``meetings``, the square of every meeting beyond
+    (so repeats spread evenly), and ``BYE_WEIGHT`` times the squared bye counts (so byes rotate).
+    Success: every pair meets enough, none more than one meeting above the average (rounded up), and
+    nobody has two byes more than another.
+    """
+    n_byes = n % k
+    order = list(range(n))
+    rng.shuffle(order)
+    season: list[list[list[int]]] = []  # per round: tables..., then the byes as the last group
+    for r in range(rounds):
+        byes = [order[(r * n_byes + j) % n] for j in range(n_byes)]
+        rest = [x for x in range(n) if x not in byes]
+        rng.shuffle(rest)
+        season.append([rest[i:i + k] for i in range(0, len(rest), k)] + [byes])
+    cnt = [[0] * n for _ in range(n)]
+    bye_count = [0] * n
+    for groups in season:
+        for t in groups[:-1]:
+            for a, b in itertools.combinations(t, 2):
+                cnt[a][b] += 1
+                cnt[b][a] += 1
+        for b in groups[-1]:
+            bye_count[b] += 1
+
+    def w(c: int) -> float:
+        return UNCOVERED * (meetings - c) if c < meetings else float((c - meetings) ** 2)
+
+    cost = sum(w(cnt[a][b]) for a, b in itertools.combinations(range(n), 2))
+    cost += BYE_WEIGHT * sum(c * c for c in bye_count)
+    best_cost, best = cost, [[list(g) for g in groups] for groups in season]
+    for it in range(iterations):
+        temp = 2.0 * (1 - it / iterations) + 0.02
+        groups = season[rng.randrange(rounds)]
+        g1, g2 = rng.sample(range(len(groups)), 2) if len(groups) > 1 else (0, 0)
+        if g1 == g2 or not groups[g1] or not groups[g2]:
+            continue
+        i, j = rng.randrange(len(groups[g1])), rng.randrange(len(groups[g2]))
+        a, b = groups[g1][i], groups[g2][j]
+        bye_g = len(groups) - 1
+        delta = 0.0
+        for g, out, inn in ((g1, a, b), (g2, b, a)):
+            if g == bye_g:
+                delta += BYE_WEIGHT * ((bye_count[inn] + 1) ** 2 - bye_count[inn] ** 2
+                                       + (bye_count[out] - 1) ** 2 - bye_count[out] ** 2)
+                continue
+            for x in groups[g]:
+                if x != out:
+                    delta += w(cnt[inn][x] + 1) - w(cnt[inn][x]) + w(cnt[out][x] - 1) - w(cnt[out][x])
+        if delta <= 0 or rng.random() < math.exp(-delta / temp):
+            for g, out, inn in ((g1, a, b), (g2, b, a)):
+                if g == bye_g:
+                    bye_count[inn] += 1
+                    bye_count[out] -= 1
+                    continue
+                for x in groups[g]:
+                    if x != out:
+                        cnt[inn][x] += 1
+                        cnt[x][inn] += 1
+                        cnt[out][x] -= 1
+                        cnt[x][out] -= 1
+            groups[g1][i], groups[g2][j] = b, a
+            cost += delta
+            if cost < best_cost - 1e-9:
+                best_cost, best = cost, [[list(g) for g in gs] for gs in season]
+                if all(cnt[x][y] == meetings for x, y in itertools.combinations(range(n), 2)):
+                    break  # a perfect design: every pair exactly ``meetings`` times
+    # Check the best season found.
+    cnt = [[0] * n for _ in range(n)]
+    bye_count = [0] * n
+    for groups in best:
+        for t in groups[:-1]:
+            for a, b in itertools.combinations(t, 2):
+                cnt[a][b] += 1
+                cnt[b][a] += 1
+        for b in groups[-1]:
+            bye_count[b] += 1
+    counts = [cnt[a][b] for a, b in itertools.combinations(range(n), 2)]
+    slots = rounds * (n // k) * k * (k - 1) // 2
+    even = -(-slots // len(counts)) + 1  # no pair more than one meeting above the average, rounded up
+    if min(counts) < meetings or max(counts) > even or max(bye_count) - min(bye_count) > 1:
+        return None
+    return [(groups[:-1], groups[-1]) for groups in best]
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_schedule(ids: tuple[int, ...], table_size: int, seed: int) -> tuple[Round, ...]:
+    """A season is asked for again every round; it is a pure function of these, so it is kept."""
+    return tuple(league_schedule(ids, table_size, seed=seed))
