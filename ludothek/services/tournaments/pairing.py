@@ -422,15 +422,16 @@ def pair_swiss(
     seat order balanced, byes to the fewest-byes entrants when the field does not divide.
 
     Withdrawn entrants are not seated. ``points_by_place`` is the tournament's points list (default:
-    linear, see ``points``). Raises ValueError for a table size below 2 or fewer active entrants than
-    one table seats: such a round cannot be played.
+    linear, see ``points``). Fewer active entrants than one table seats (withdrawals) give a round
+    without tables and without byes: the tournament is over. Raises ValueError for a table size below
+    2, an entrant listed twice, or a bad points list.
     """
     check_table_size(table_size)
     active = [e for e in entrants if not e.withdrawn]
     if len({e.id for e in active}) != len(active):
         raise ValueError("an entrant appears twice")
     if len(active) < table_size:
-        raise ValueError(f"{len(active)} active entrants cannot fill a table of {table_size}")
+        return Round(tables=())  # nobody can play: the tournament cannot go on (the site ends it)
     rng = _rng(seed, round_no, 1)
     ids = sorted(e.id for e in active)  # the order entrants are listed in must not matter
     points = current_points(ids, history, byes_so_far, table_size, points_by_place)
