@@ -15,8 +15,9 @@ Swiss pairing (`pair_swiss`) works in three steps, described for players in docs
    standing distance. The cost of a table, in falling weight: previous meetings of each pair at it
    (so a repeat is avoided whenever a swap can avoid it), players who could not get a seat they have
    used least (seat balance), and the squared points gap of each pair, in units of one win.
-   Where the search still leaves a repeat, an exhaustive search (with a work limit, so it is complete
-   for small fields) looks for a repeat-free grouping in standing order, and the cheaper result wins.
+   Where the search still leaves a repeat in a field of up to 40, an exhaustive search (with a work
+   limit, so it is complete for small fields) looks for a repeat-free grouping in standing order, and
+   the cheaper result wins.
 3. **Seats.** Within each table the seat order is chosen so that each player gets a seat they have
    used least often; over the rounds every player's use of the seats differs by at most one where the
    field allows it.
@@ -81,6 +82,7 @@ SPREAD_WEIGHT = 1.0
 # exhaustive search is complete well beyond the fields the tests check against brute force (≤ 12).
 SEARCH_EVALS = 150_000
 EXACT_NODES = 20_000
+EXACT_FIELD = 40  # larger fields: the local search alone (each exhaustive step costs the field squared)
 
 
 def check_table_size(table_size: int) -> None:
@@ -397,7 +399,7 @@ def group_tables(order: Sequence[int], k: int, history: Sequence[PastGame], poin
     search = GroupSearch(k, met, pts, masks, rng)
     start = [list(range(i, i + k)) for i in range(0, len(ids), k)]
     tables, cost = search.improve(start)
-    if any(search.repeats(t) for t in tables):
+    if len(ids) <= EXACT_FIELD and any(search.repeats(t) for t in tables):
         exact = repeat_free_grouping(list(range(len(ids))), k, met)
         if exact is not None:
             tables2, cost2 = search.improve(exact)
