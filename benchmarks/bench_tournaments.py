@@ -19,7 +19,8 @@ Measured per configuration (entrants, table size, 5 rounds):
 Targets (issue 31), for 64 entrants at 4-player tables: repeats ≤ 5 %, seat imbalance ≤ 1 per
 player, strongest in the top 3 in ≥ 80 % of runs; pairing 256 entrants in < 1 s.
 
-Run alone: ``python -m benchmarks.bench_tournaments`` (``--quick`` for a fast look).
+Run alone: ``python -m benchmarks.bench_tournaments`` (``--quick`` for a fast look; ``--long`` for
+events with many rounds).
 """
 
 from __future__ import annotations
@@ -176,6 +177,31 @@ def run(quick: bool = False) -> list[Row]:
     return rows
 
 
+def long_events() -> None:
+    """Events with many rounds, where repeats become unavoidable: repeated pairs in all, slowest CPU."""
+    for n, k, rounds in ((64, 4, 15), (40, 4, 13), (30, 3, 14), (24, 2, 23), (256, 4, 12)):
+        rng = random.Random(f"long/{n}/{k}")
+        strength = {i: rng.gauss(0.0, SIGMA) for i in range(n)}
+        entrants = [Entrant(i) for i in range(n)]
+        history: list[PastGame] = []
+        byes: dict[int, int] = {}
+        worst, repeats = 0.0, 0
+        for r in range(1, rounds + 1):
+            cpu = time.process_time()
+            rnd = pair_swiss(entrants, history, byes, k, r, 1)
+            worst = max(worst, time.process_time() - cpu)
+            met = meetings(history)
+            repeats += sum(1 for t in rnd.tables for a, b in itertools.combinations(t.seats, 2) if b in met.get(a, {}))
+            history += [PastGame(r, t.seats, places(t.seats, strength, rng)) for t in rnd.tables]
+            for b in rnd.byes:
+                byes[b] = byes.get(b, 0) + 1
+        print(f"{n} entrants, {k}-player tables, {rounds} rounds: {repeats} repeated pairs, "
+              f"slowest pairing {1000 * worst:.0f} ms CPU")
+
+
 if __name__ == "__main__":
+    if "--long" in sys.argv:
+        long_events()
+        raise SystemExit(0)
     for bench, value, unit, note in run(quick="--quick" in sys.argv):
         print(f"{bench:<45} {value:>10.2f} {unit:<6} {note}")
