@@ -248,13 +248,13 @@ class ActionTable:
 
     def action_id(self, action: str) -> int:
         try:
-            return self._action_index[action]  # type: ignore[attr-defined,no-any-return]
+            return self._action_index[action]  # type: ignore[attr-defined]
         except KeyError:
             raise UnknownAction(f"{self.game}: action {action!r} is not in the table (version {self.version})") from None
 
     def chance_id(self, outcome: str) -> int:
         try:
-            return self._chance_index[outcome]  # type: ignore[attr-defined,no-any-return]
+            return self._chance_index[outcome]  # type: ignore[attr-defined]
         except KeyError:
             raise UnknownAction(f"{self.game}: chance outcome {outcome!r} is not in the table") from None
 
@@ -295,8 +295,9 @@ def history_problems(table: ActionTable) -> list[str]:
 def merged(old: ActionTable | None, game_id: str) -> ActionTable:
     """The table after appending what the generator finds new; the version goes up only on change."""
     player, chance = enumerate_actions(game_id)
+    history: tuple[dict[str, Any], ...] = ()
     if old is None:
-        actions, outcomes, version, history = tuple(player), tuple(chance), 1, ()
+        actions, outcomes, version = tuple(player), tuple(chance), 1
     else:
         known_a, known_c = set(old.actions), set(old.chance)
         actions = old.actions + tuple(a for a in player if a not in known_a)
