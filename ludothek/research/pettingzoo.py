@@ -31,7 +31,7 @@ from ludothek.research import tensors
 from ludothek.research.core import DEFAULT_MAX_MOVES, legal_ids, terminal_rewards, variant
 
 
-class LudothekAEC(AECEnv):  # type: ignore[misc]
+class LudothekAEC(AECEnv):
     """One game variant as an AEC environment (use `env` for the checked, wrapped one)."""
 
     metadata = {"render_modes": ["ansi"], "name": "ludothek_v1", "is_parallelizable": False}
