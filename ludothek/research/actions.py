@@ -28,7 +28,7 @@ import hashlib
 import itertools
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -86,10 +86,8 @@ def _rolltheages() -> tuple[list[str], list[str]]:
     player += [f"offer:{n}" for n in range(1, 5)]
     player += [f"give:{g}" for g in [*goods, "food"]]
     player += [f"ask:{g}" for g in [*goods, "food"]]
-    most_workers = max([*C.CITY_COSTS, *(m.workers for m in C.MONUMENTS)])
     player += [f"work:city:{n}" for n in range(1, max(C.CITY_COSTS) + 1)]
     player += [f"work:{m.id}:{n}" for m in C.MONUMENTS for n in range(1, m.workers + 1)]
-    assert most_workers >= 1
     player += [f"engineer:{n}" for n in range(1, C.CAPACITY[C.STONE] + 1)]
     for dev in C.DEVELOPMENTS:
         player.append(f"buy:{dev.id}")
@@ -233,6 +231,8 @@ class ActionTable:
     actions: tuple[str, ...]
     chance: tuple[str, ...]
     history: tuple[dict[str, Any], ...]
+    _action_index: dict[str, int] = field(init=False, repr=False, compare=False)
+    _chance_index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_action_index", {a: i for i, a in enumerate(self.actions)})
@@ -248,13 +248,13 @@ class ActionTable:
 
     def action_id(self, action: str) -> int:
         try:
-            return self._action_index[action]  # type: ignore[attr-defined]
+            return self._action_index[action]
         except KeyError:
             raise UnknownAction(f"{self.game}: action {action!r} is not in the table (version {self.version})") from None
 
     def chance_id(self, outcome: str) -> int:
         try:
-            return self._chance_index[outcome]  # type: ignore[attr-defined]
+            return self._chance_index[outcome]
         except KeyError:
             raise UnknownAction(f"{self.game}: chance outcome {outcome!r} is not in the table") from None
 

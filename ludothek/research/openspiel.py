@@ -192,7 +192,7 @@ class LudothekState(pyspiel.State):
 
     def __str__(self) -> str:
         """The spectator's view (no secrets) with the truncation count; for debugging."""
-        return f"moves={self.moves} " + tensors.observation_string(self.inner, None)  # type: ignore[arg-type]
+        return f"moves={self.moves} " + tensors.observation_string(self.inner, None)
 
 
 class LudothekObserver:

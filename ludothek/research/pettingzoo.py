@@ -130,7 +130,7 @@ class LudothekAEC(AECEnv):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return tensors.observation_string(self.state_, None)  # type: ignore[arg-type]
+        return tensors.observation_string(self.state_, None)
 
     def close(self) -> None:
         pass

@@ -110,8 +110,8 @@ def fill_information_state(state: engine.State, seat: int, out: np.ndarray) -> N
     history_features(state.history(seat), out[OBSERVATION_SIZE:])
 
 
-def observation_string(state: engine.State, seat: int) -> str:
-    """The seat's view as compact JSON (exact; for debugging and for tabular methods)."""
+def observation_string(state: engine.State, seat: int | None) -> str:
+    """The seat's view as compact JSON (exact; for debugging and for tabular methods); ``None``: a spectator."""
     return json.dumps(state.view(seat), sort_keys=True, separators=(",", ":"))
 
 
