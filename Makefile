@@ -17,7 +17,7 @@ BOT_WORKERS ?= $(or $(LUDOTHEK_BOT_WORKERS),2)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,research]'
 	touch $(STAMP)
 
 setup: $(STAMP)

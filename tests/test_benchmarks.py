@@ -21,3 +21,13 @@ def test_every_benchmark_module_has_a_run_function_for_make_bench() -> None:
         if run is None or not callable(run) or needed:
             missing.append(name)
     assert not missing, f"benchmarks without a run() that make bench can call: {missing}"
+
+
+def test_bench_research_smoke_runs() -> None:
+    """Issue 33's figures: the overhead rows of every game and a one-game OpenSpiel MCTS match, tiny."""
+    from benchmarks import bench_research
+
+    rows = bench_research.run(smoke=True)
+    names = [r[0] for r in rows]
+    assert sum("PettingZoo random playout" in n for n in names) == 4
+    assert names[-1].startswith("research OpenSpiel MCTS vs hard") and all(r[1] >= 0 for r in rows)
