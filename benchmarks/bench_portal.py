@@ -106,7 +106,9 @@ class Server:
         log_path = os.environ.get("BENCH_SERVER_LOG")
         self._log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                     stderr=self._log or subprocess.DEVNULL, env={**os.environ, **(env or {})})
+                                     stderr=self._log or subprocess.DEVNULL,
+                                     # turns handed on at once: the scripted players never confirm a turn
+                                     env={**os.environ, "LUDOTHEK_HANDOVER_SECONDS": "0", **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:
@@ -442,8 +444,12 @@ async def _table(seat_base: dict[str, str], a: str, b: str, bot: bool, stats: St
         await joiner.close()
 
 
-async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_games: int, think: float) -> Load:
+async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_games: int, think: float,
+                window: float | None = None, warmup: float = 2.0) -> Load:
     """Keep the tables playing for the measuring window (finished games are replaced at once).
+
+    ``window`` (seconds; default `WINDOW`) and ``warmup`` let other benchmarks (`benchmarks.peers`) set
+    their own lengths.
 
     With two servers, the first seat of every game talks to the first and the second seat to the
     second, so every move reaches the other seat through Redis.
@@ -461,14 +467,14 @@ async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_game
         tables.append(asyncio.create_task(
             _table(seat_base, a, b, i >= two_seat_games, stats, rng, stop, think, event)))
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), timeout=120)
-    await asyncio.sleep(2.0)  # warm up
+    await asyncio.sleep(warmup)
     cpu_before = [_cpu_seconds(pid) for pid in pids]
     client_before = _cpu_seconds()
     others_before = cpu_by_group()
     stall_before = _cpu_stall_seconds()
     stats.measuring = True
     start = time.perf_counter()
-    await asyncio.sleep(WINDOW)
+    await asyncio.sleep(WINDOW if window is None else window)
     stats.measuring = False
     elapsed = time.perf_counter() - start
     stall_after = _cpu_stall_seconds()
