@@ -50,8 +50,15 @@ How the two workloads differ (the client behaviour and the table count are the s
 - Clients: Ludothek's players are Python (asyncio on uvloop, in the benchmark's own process);
   boardgame.io's are its own JavaScript client (`Client` with the `SocketIO` transport) in a node
   process.  Only the server process's CPU is counted; the clients share the machine's cores.
-- Time: Ludothek's server CPU includes its background jobs (the notice worker, clocks) as a
-  deployment runs them; boardgame.io has none.
+- Background work: Ludothek's server CPU includes what a deployment runs beside the moves in
+  the same process (the notice worker's fan-out of "your turn" notices, the clock job, the bot
+  workers' wake-ups); boardgame.io has none of it.  Its two bot worker processes idle (no bot
+  seats) and are not counted.
+- Hand-over: Ludothek runs with LUDOTHEK_HANDOVER_SECONDS=0 (a turn passes on at once, as on
+  boardgame.io); with its default grace period a player confirms the turn or waits 5 s.
+- Limits and accounts: Ludothek checks a bearer token against the database and counts each move
+  against the per-user and per-address limits; boardgame.io checks the seat's credentials
+  (in memory) and has no limits.
 """
 
 #: Flat out: as many tables as the issue's comparison (moves as fast as answered).
