@@ -77,9 +77,11 @@ class Deliveries:
         with self.db.engine.begin() as conn:
             added = 0
             if values:
-                stmt = (sqlite_insert if self.db.sqlite else pg_insert)(DeliveryRow).values(values)
-                added = conn.execute(stmt.on_conflict_do_nothing(
-                    index_elements=["outbox_id", "channel", "target"])).rowcount or 0
+                # One statement run for many rows (compiled once and cached), not one multi-row statement
+                # compiled afresh for every batch.
+                stmt = (sqlite_insert if self.db.sqlite else pg_insert)(DeliveryRow).on_conflict_do_nothing(
+                    index_elements=["outbox_id", "channel", "target"])
+                added = conn.execute(stmt, values).rowcount or 0
             conn.execute(update(OutboxRow).where(OutboxRow.id.in_(ids), OutboxRow.status == "sending")
                          .values(status="dispatched", sent_at=now, last_error=None))
         return added
