@@ -779,7 +779,8 @@ def _redis_cpu() -> float:
     return cpu_by_group()["Redis"]
 
 
-async def _play_counting(bases: list[str], server: Server, db_url: str, tables: int) -> tuple[Load, dict[str, float]]:
+async def _play_counting(bases: list[str], server: Server, db_url: str, tables: int,
+                         server_redis: bool) -> tuple[Load, dict[str, float]]:
     """`_play` at `THINK` think time, and the CPU seconds of every process a move passes through during the
     window: the servers, their bot workers, the database backends of this benchmark's database (read at
     the window's edges: the pools keep them open throughout), Redis (the whole server: it may serve others).
@@ -801,7 +802,8 @@ async def _play_counting(bases: list[str], server: Server, db_url: str, tables: 
         b, a = before[group], after[group]
         assert isinstance(b, dict) and isinstance(a, dict)
         groups[group] = sum(a[p] - b.get(p, 0.0) for p in a)
-    groups["Redis"] = after["Redis"] - before["Redis"]
+    if server_redis:  # the machine's Redis is shared: counted only where this deployment uses it
+        groups["Redis"] = after["Redis"] - before["Redis"]
     return load, groups
 
 
@@ -821,7 +823,7 @@ def cpu_per_move(kind: str, workers: int, rate: float = CPU_RATE) -> tuple[Load,
         server = Server(db_url, redis_url, workers=workers)
         try:
             bases = [server.base]
-            return _client_run(_play_counting(bases, server, db_url, games))
+            return _client_run(_play_counting(bases, server, db_url, games, redis_url is not None))
         finally:
             server.stop()
 
