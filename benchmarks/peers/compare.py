@@ -54,6 +54,8 @@ How the two workloads differ (the client behaviour and the table count are the s
   the same process (the notice worker's fan-out of "your turn" notices, the clock job, the bot
   workers' wake-ups); boardgame.io has none of it.  Its two bot worker processes idle (no bot
   seats) and are not counted.
+- Mode: boardgame.io runs with NODE_ENV=production, as deployed (no development checks of each
+  move's result); Ludothek as `ludothek serve` runs it, access log on.
 - Hand-over: Ludothek runs with LUDOTHEK_HANDOVER_SECONDS=0 (a turn passes on at once, as on
   boardgame.io); with its default grace period a player confirms the turn or waits 5 s.
 - Limits and accounts: Ludothek checks a bearer token against the database and counts each move
@@ -142,15 +144,18 @@ def run_bgio(tables: int, think: float, window: float, warmup: float = 2.0, seed
     from benchmarks.bench_portal import _free_port
 
     port = _free_port()
+    # As deployed: NODE_ENV=production (no development checks of every move's result, no log lines).
+    env = {**os.environ, "NODE_ENV": "production"}
     server = subprocess.Popen(["node", "server.js", str(port)], cwd=PEER_DIR, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
+                              stderr=subprocess.DEVNULL, text=True, env=env)
     client: subprocess.Popen[str] | None = None
     try:
         assert server.stdout is not None
         if server.stdout.readline().strip() != "ready":
             raise RuntimeError("boardgame.io's server did not start")
         client = subprocess.Popen(["node", "client.js", str(port), str(tables), str(think), str(warmup),
-                                   str(window), str(seed)], cwd=PEER_DIR, stdout=subprocess.PIPE, text=True)
+                                   str(window), str(seed)], cwd=PEER_DIR, stdout=subprocess.PIPE, text=True,
+                                  env=env)
         assert client.stdout is not None
         before = after = 0.0
         result = None

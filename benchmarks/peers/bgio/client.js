@@ -113,10 +113,10 @@ async function main() {
   process.stdout.write('window-end\n');
   stopping = true;
   await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, 3000))]);
+  // exit only once the line is written: a pipe takes it in pieces, and exiting earlier cuts it off
   process.stdout.write(JSON.stringify({
     seconds, moves: stats.moves, games: stats.games, stuck: stats.stuck, update_ms: stats.update_ms,
-  }) + '\n');
-  process.exit(0);
+  }) + '\n', () => process.exit(0));
 }
 
 main().catch((err) => { process.stderr.write(String(err && err.stack || err) + '\n'); process.exit(1); });
