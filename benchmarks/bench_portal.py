@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +107,9 @@ class Server:
         log_path = os.environ.get("BENCH_SERVER_LOG")
         self._log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                     stderr=self._log or subprocess.DEVNULL, env={**os.environ, **(env or {})})
+                                     stderr=self._log or subprocess.DEVNULL,
+                                     # turns handed on at once: the scripted players never confirm a turn
+                                     env={**os.environ, "LUDOTHEK_HANDOVER_SECONDS": "0", **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:
@@ -442,8 +445,13 @@ async def _table(seat_base: dict[str, str], a: str, b: str, bot: bool, stats: St
         await joiner.close()
 
 
-async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_games: int, think: float) -> Load:
+async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_games: int, think: float,
+                window: float | None = None, warmup: float = 2.0,
+                on_window: Callable[[str], None] | None = None) -> Load:
     """Keep the tables playing for the measuring window (finished games are replaced at once).
+
+    ``window`` (seconds; default `WINDOW`) and ``warmup`` let other benchmarks (`benchmarks.peers`) set
+    their own lengths; ``on_window("start")`` and ``on_window("end")`` are called at its edges.
 
     With two servers, the first seat of every game talks to the first and the second seat to the
     second, so every move reaches the other seat through Redis.
@@ -461,15 +469,19 @@ async def _play(bases: list[str], pids: list[int], two_seat_games: int, bot_game
         tables.append(asyncio.create_task(
             _table(seat_base, a, b, i >= two_seat_games, stats, rng, stop, think, event)))
     await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), timeout=120)
-    await asyncio.sleep(2.0)  # warm up
+    await asyncio.sleep(warmup)
     cpu_before = [_cpu_seconds(pid) for pid in pids]
     client_before = _cpu_seconds()
     others_before = cpu_by_group()
     stall_before = _cpu_stall_seconds()
+    if on_window is not None:
+        on_window("start")
     stats.measuring = True
     start = time.perf_counter()
-    await asyncio.sleep(WINDOW)
+    await asyncio.sleep(WINDOW if window is None else window)
     stats.measuring = False
+    if on_window is not None:
+        on_window("end")
     elapsed = time.perf_counter() - start
     stall_after = _cpu_stall_seconds()
     others = shares(others_before, cpu_by_group(), elapsed)
@@ -734,6 +746,114 @@ def run() -> list[Row]:
     return rows
 
 
+# ----------------------------------------------------------------------------- CPU per move of everything
+#: The load of the CPU-per-move comparison (issue 34): PostgreSQL + Redis with 2 server processes
+#: against SQLite with one, at the same rate; and its move -> other's update target there.
+CPU_RATE = 300.0
+
+
+def _own_backends(db_url: str) -> list[int]:
+    """The PostgreSQL backends connected to this benchmark's own database (not other people's)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.pool import NullPool
+
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                     "AND pid <> pg_backend_pid()")).all()
+    finally:
+        engine.dispose()
+    return [r[0] for r in rows]
+
+
+def _proc_cpu(pids: list[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            out[pid] = _cpu_seconds(pid)
+    return out
+
+
+def _redis_cpu() -> float:
+    return cpu_by_group()["Redis"]
+
+
+async def _play_counting(bases: list[str], server: Server, db_url: str, tables: int,
+                         server_redis: bool) -> tuple[Load, dict[str, float]]:
+    """`_play` at `THINK` think time, and the CPU seconds of every process a move passes through during the
+    window: the servers, their bot workers, the database backends of this benchmark's database (read at
+    the window's edges: the pools keep them open throughout), Redis (the whole server: it may serve others).
+    """
+    pg = db_url.startswith("postgresql")
+    groups: dict[str, float] = {}
+    marks: dict[str, Any] = {}
+
+    def read() -> dict[str, Any]:
+        return {"servers": _proc_cpu(server.pids()), "bot workers": _proc_cpu(bot_worker_pids(server.proc.pid)),
+                "PostgreSQL": _proc_cpu(_own_backends(db_url)) if pg else {}, "Redis": _redis_cpu()}
+
+    def edge(which: str) -> None:
+        marks[which] = read()
+
+    load = await _play(bases, server.pids(), tables, 0, think=THINK, on_window=edge)
+    before, after = marks["start"], marks["end"]
+    for group in ("servers", "bot workers", "PostgreSQL"):
+        b, a = before[group], after[group]
+        assert isinstance(b, dict) and isinstance(a, dict)
+        groups[group] = sum(a[p] - b.get(p, 0.0) for p in a)
+    if server_redis:  # the machine's Redis is shared: counted only where this deployment uses it
+        groups["Redis"] = after["Redis"] - before["Redis"]
+    return load, groups
+
+
+def cpu_per_move(kind: str, workers: int, rate: float = CPU_RATE) -> tuple[Load, dict[str, float]] | str:
+    """All processes' CPU per move at about ``rate`` moves/s: ``sqlite`` (one process) or ``postgres-redis``
+    (``workers`` processes); a sentence instead when a service is missing."""
+    games = max(1, round(rate * (THINK + 0.008)))
+    with tempfile.TemporaryDirectory() as tmp:
+        redis_url = None
+        if kind == "postgres-redis":
+            redis_url = _redis_url()
+            db_url = _postgres_url()
+            if redis_url is None or db_url is None:
+                return "PostgreSQL or Redis not reachable"
+        else:
+            db_url = f"sqlite:///{tmp}/cpu.sqlite3"
+        server = Server(db_url, redis_url, workers=workers)
+        try:
+            bases = [server.base]
+            return _client_run(_play_counting(bases, server, db_url, games, redis_url is not None))
+        finally:
+            server.stop()
+
+
+def cpu_rows(rate: float = CPU_RATE) -> list[Row]:
+    """SQLite (1 process) and PostgreSQL + Redis (2 processes) at the same rate: every process's CPU per
+    move, side by side, and the move -> other's update latency (target p99 < 50 ms on PostgreSQL)."""
+    rows: list[Row] = []
+    for kind, workers in (("sqlite", 1), ("postgres-redis", 2)):
+        got = cpu_per_move(kind, workers, rate)
+        if isinstance(got, str):
+            rows.append((f"portal {kind} x{workers}: all CPU per move", float("nan"), "-", got))
+            continue
+        load, groups = got
+        moves = max(1, load.stats.moves)
+        total = sum(groups.values())
+        parts = ", ".join(f"{g} {v / moves * 1000:.2f}" for g, v in groups.items() if v > 0)
+        client = load.client_cpu * load.seconds / moves * 1000
+        rows += [
+            (f"portal {kind} x{workers}: all CPU per move", total / moves * 1000, "ms",
+             f"{_rate(load):.0f} moves/s ({rate:.0f} asked); {parts}; benchmark client {client:.2f} not counted"
+             + ("; Redis is the machine's whole server" if kind != "sqlite" else "")),
+            (f"portal {kind} x{workers}: move->update p50 at {rate:.0f}/s", _pct(load.stats.update_ms, 50), "ms",
+             f"{len(load.stats.update_ms)} samples"),
+            (f"portal {kind} x{workers}: move->update p99 at {rate:.0f}/s", _pct(load.stats.update_ms, 99), "ms",
+             "target < 50 on PostgreSQL + Redis, 2 processes" if kind != "sqlite" else "for comparison"),
+        ]
+    return rows
+
+
 def _fresh_sqlite(directory: str, name: str) -> None:
     """Start a scaling run on an empty SQLite file (the same URL each time)."""
     for suffix in ("", "-wal", "-shm"):
@@ -759,8 +879,12 @@ def one(config: str, workers: int = 1) -> str:
 
 
 if __name__ == "__main__":
-    # `python -m benchmarks.bench_portal sqlite-redis 2`: one configuration; without arguments, everything.
-    if len(sys.argv) > 1:
+    # `python -m benchmarks.bench_portal sqlite-redis 2`: one configuration; `cpu`: every process's CPU per
+    # move at 300 moves/s, SQLite beside PostgreSQL + Redis x2; without arguments, everything.
+    if sys.argv[1:2] == ["cpu"]:
+        for row in cpu_rows(float(sys.argv[2]) if len(sys.argv) > 2 else CPU_RATE):
+            print(f"{row[0]:<50} {row[1]:>8.2f} {row[2]:<4} {row[3]}")
+    elif len(sys.argv) > 1:
         print(one(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1))
     else:
         for row in run():

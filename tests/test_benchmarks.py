@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from typing import Any
 
 import benchmarks
 
@@ -31,3 +32,27 @@ def test_bench_research_smoke_runs() -> None:
     names = [r[0] for r in rows]
     assert sum("PettingZoo random playout" in n for n in names) == 4
     assert names[-1].startswith("research OpenSpiel MCTS vs hard") and all(r[1] >= 0 for r in rows)
+def test_the_peer_comparison_runs_small_and_says_why_boardgame_io_is_missing(monkeypatch: Any) -> None:
+    """`benchmarks.peers` end to end at a tiny size, without the network: Ludothek's side is measured; the
+    boardgame.io side runs when an earlier `make bench` installed it, else it is skipped with the reason."""
+    from benchmarks.peers import compare
+
+    rows = {r[0]: r for r in compare.measure(rounds=1, window=1.0, install=False, light=False, tables=2,
+                                             warmup=0.5)}
+    ours = rows["peers Ludothek (SQLite): server CPU per move"]
+    assert ours[1] > 0 and rows["peers Ludothek (SQLite): moves/s"][1] > 0
+    missing = compare.peer_missing(install=False)
+    if missing is None:
+        assert rows["peers boardgame.io (in memory): moves/s"][1] > 0
+        assert "peers: Ludothek / boardgame.io CPU per move" in rows
+    else:
+        assert rows["peers boardgame.io"][3] == missing
+    monkeypatch.setattr(compare.shutil, "which", lambda name: None)
+    assert compare.peer_missing(install=True) == "boardgame.io skipped: node is not installed (apt-get install nodejs npm)"
+
+
+def test_the_peer_comparison_says_how_the_workloads_differ() -> None:
+    from benchmarks.peers.compare import WORKLOAD_DIFFERENCES
+
+    for topic in ("Game:", "Durability:", "The move:", "The other seat:", "Clients:"):
+        assert topic in WORKLOAD_DIFFERENCES

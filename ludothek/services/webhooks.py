@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -146,6 +147,19 @@ class Webhooks:
             rows = conn.execute(select(Webhook.id).where(Webhook.user_id == user_id, Webhook.enabled.is_(True))
                                 .order_by(Webhook.id)).all()
         return [r[0] for r in rows]
+
+    def enabled_ids_of(self, user_ids: Sequence[int]) -> dict[int, list[int]]:
+        """`enabled_ids` of several users in one query (the fan-out's batch); a user without hooks is absent."""
+        found: dict[int, list[int]] = {}
+        if not user_ids:
+            return found
+        with self.db.engine.connect() as conn:
+            rows = conn.execute(select(Webhook.user_id, Webhook.id)
+                                .where(Webhook.user_id.in_(sorted(set(user_ids))), Webhook.enabled.is_(True))
+                                .order_by(Webhook.id)).all()
+        for user_id, hook_id in rows:
+            found.setdefault(user_id, []).append(hook_id)
+        return found
 
     def target(self, url: str) -> Target:
         """``url`` checked now (form and addresses), with the addresses to connect to."""
