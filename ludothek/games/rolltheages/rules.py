@@ -163,9 +163,10 @@ def _roll_table(k: int) -> tuple[tuple[str, ...], list[float]]:
     return tuple(a for a, _ in outcomes), list(accumulate(p for _, p in outcomes))
 
 
-#: Per number of dice (0 to 7): the outcomes with their running sums, and ``action -> faces``.
-_ROLL_TABLES = [_roll_table(k) for k in range(MAX_CITIES + 1)]
-_ROLL_FACES = [roll_outcome_faces(k) for k in range(MAX_CITIES + 1)]
+#: Per number of dice (0 to 7): the outcomes with their running sums, and ``action -> faces``; each
+#: made when first needed (a 7-dice roll has 792 outcomes: nothing to pay for at import).
+_ROLL_TABLES: list[tuple[tuple[str, ...], list[float]] | None] = [None] * (MAX_CITIES + 1)
+_ROLL_FACES: list[dict[str, tuple[str, ...]] | None] = [None] * (MAX_CITIES + 1)
 
 
 class RollState(State):
@@ -251,7 +252,11 @@ class RollState(State):
         One ``rng.random()`` as the engine's default, and the same outcome for it: seeded games are unchanged.
         """
         if self.phase == ROLL:
-            actions, sums = _ROLL_TABLES[self.to_roll]
+            k = self.to_roll
+            table = _ROLL_TABLES[k]
+            if table is None:
+                table = _ROLL_TABLES[k] = _roll_table(k)
+            actions, sums = table
             x = rng.random()
             i = bisect_right(sums, x)
             return actions[i] if i < len(actions) else actions[-1]
@@ -264,7 +269,10 @@ class RollState(State):
         """
         phase = self.phase
         if phase == ROLL:
-            if seat is not None or type(action) is not str or action not in _ROLL_FACES[self.to_roll]:
+            faces = _ROLL_FACES[self.to_roll]
+            if faces is None:
+                faces = _ROLL_FACES[self.to_roll] = roll_outcome_faces(self.to_roll)
+            if seat is not None or type(action) is not str or action not in faces:
                 return False
             self._legal = None
             self._apply_roll(action)
