@@ -32,6 +32,7 @@ from . import notation
 from .board import Board
 from .components import (
     CHOICE_FACE,
+    DEVELOPMENTS,
     END_DEVELOPMENTS,
     FACE_BY_ID,
     FOOD_MAX,
@@ -48,7 +49,7 @@ from .components import (
     disaster_for,
     monuments_in_play,
 )
-from .market import can_buy, purchase_options
+from .market import budget, purchase_options
 from .notation import (
     CITY,
     FOOD,
@@ -127,6 +128,9 @@ _WORK: dict[str, tuple[str, ...]] = {
 }
 _ENGINEER: tuple[str, ...] = tuple(f"engineer:{n}" for n in range(1, 50))
 
+
+#: The developments from the cheapest (for `can_buy`'s question: is any affordable?).
+_BY_COST = tuple(sorted(DEVELOPMENTS, key=lambda dev: dev.cost))
 
 #: The choose phase's actions by the number of two-way dice (shared: never change them).
 _FOOD_CHOICES: tuple[tuple[str, ...], ...] = tuple(tuple(f"food:{n}" for n in range(k + 1)) for k in range(20))
@@ -763,7 +767,12 @@ class RollState(State):
 
     def _to_buy(self) -> None:
         board = self.boards[self.active]
-        if can_buy(board.developments, self.coins, board.goods, board.food, board.param("granaries", "coins_per_food")):
+        owned = board.developments
+        # `can_buy`, asked of the cheapest development not owned (whether any is affordable).
+        cheapest = next((dev.cost for dev in _BY_COST if dev.id not in owned), None)
+        if cheapest is not None and cheapest <= budget(
+            self.coins, board.goods, board.food, board.param("granaries", "coins_per_food")
+        ):
             self.phase = BUY
         else:
             self._to_discard()
