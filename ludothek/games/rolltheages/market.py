@@ -15,6 +15,8 @@ from itertools import combinations
 
 from .components import DEVELOPMENTS, GOOD_IDS, GOODS
 
+assert len(GOODS) == 5  # `budget` adds the five rows spelled out
+
 Payment = tuple[tuple[str, ...], int]  # (goods rows spent, food sold)
 
 
@@ -62,9 +64,15 @@ def minimal_payments(
     return _minimal(cost, coins, _subsets(goods), food, coins_per_food)
 
 
+#: The coin value of each goods row by its count.
+_ROW_VALUES: tuple[tuple[int, ...], ...] = tuple(g.values for g in GOODS)
+
+
 def budget(coins: int, goods: Sequence[int], food: int, coins_per_food: int) -> int:
     """The most a player could pay this turn: coins, every row, and all food with Granaries."""
-    return coins + sum(GOODS[i].values[n] for i, n in enumerate(goods)) + food * coins_per_food
+    v = _ROW_VALUES
+    return coins + v[0][goods[0]] + v[1][goods[1]] + v[2][goods[2]] + v[3][goods[3]] + v[4][goods[4]] \
+        + food * coins_per_food
 
 
 def can_buy(owned: Sequence[str], coins: int, goods: Sequence[int], food: int, coins_per_food: int) -> bool:
@@ -73,18 +81,32 @@ def can_buy(owned: Sequence[str], coins: int, goods: Sequence[int], food: int, c
     return any(dev.cost <= most for dev in DEVELOPMENTS if dev.id not in owned)
 
 
+#: `_minimal`'s answers by (cost minus coins, goods, food, coins per food): random play and the bots' searches
+#: meet the same few hundred of them again and again.  Bounded: cleared when it grows large.
+_MINIMAL_MEMO: dict[tuple[int, tuple[int, ...], int, int], list[Payment]] = {}
+
+
 def purchase_options(
     owned: Sequence[str], coins: int, goods: Sequence[int], food: int, coins_per_food: int
 ) -> list[tuple[str, Payment]]:
     """``(development, payment)`` for every development not owned and every minimal payment."""
     options: list[tuple[str, Payment]] = []
     most = budget(coins, goods, food, coins_per_food)
+    goods_key = tuple(goods)
+    food_key = food if coins_per_food else 0  # food only pays with Granaries
+    memo = _MINIMAL_MEMO
     subsets: tuple[tuple[tuple[str, ...], int, int], ...] | None = None
     for dev in DEVELOPMENTS:
         if dev.id in owned or dev.cost > most:
             continue
-        if subsets is None:
-            subsets = _subsets(goods)
-        for payment in _minimal(dev.cost, coins, subsets, food, coins_per_food):
+        key = (dev.cost - coins, goods_key, food_key, coins_per_food)
+        payments = memo.get(key)
+        if payments is None:
+            if subsets is None:
+                subsets = _subsets_of(goods_key)
+            if len(memo) > 100_000:
+                memo.clear()
+            payments = memo[key] = _minimal(dev.cost, coins, subsets, food, coins_per_food)
+        for payment in payments:
             options.append((dev.id, payment))
     return options

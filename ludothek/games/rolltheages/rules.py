@@ -11,14 +11,28 @@ exactly.  Nothing in this game is hidden: every seat sees the whole table.
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
+from functools import cache
+from itertools import accumulate
 from typing import Any
 
-from ludothek.engine import CHANCE, TERMINAL, Game, IllegalAction, SeatResult, State, ranks_from_keys
+from ludothek.engine import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    HistoryEntry,
+    IllegalAction,
+    SeatResult,
+    State,
+    ranks_from_keys,
+)
 
 from . import notation
 from .board import Board
 from .components import (
     CHOICE_FACE,
+    DEVELOPMENTS,
     END_DEVELOPMENTS,
     FACE_BY_ID,
     FOOD_MAX,
@@ -26,6 +40,7 @@ from .components import (
     GOOD_INDEX,
     GOODS_LIMIT,
     GREAT_WALL,
+    MAX_CITIES,
     MAX_ROLLS,
     MONUMENT_BY_ID,
     SKULL_FACE,
@@ -34,7 +49,7 @@ from .components import (
     disaster_for,
     monuments_in_play,
 )
-from .market import can_buy, purchase_options
+from .market import budget, purchase_options
 from .notation import (
     CITY,
     FOOD,
@@ -44,6 +59,7 @@ from .notation import (
     parse_dice,
     payment_text,
     roll_actions,
+    roll_outcome_faces,
     roll_outcomes,
     sort_faces,
     sub_multisets,
@@ -66,6 +82,95 @@ OVER = "over"
 
 DONE = "done"
 COIN_VALUE = next(f.coins for f in FACE_BY_ID.values() if f.coins)
+_TWO_WAY = FACE_BY_ID[CHOICE_FACE].choice
+
+#: Shared history entries per seat (index ``seat + 1``, chance first): they are immutable, and building
+#: one per applied action cost more than many an action's own rules.  Nothing in this game is secret.
+_ENTRIES: list[dict[str, HistoryEntry]] = [{} for _ in range(10)]
+
+
+@cache
+def _dice_sums(dice: tuple[str, ...]) -> tuple[int, int, int, int, int, int, int, int]:
+    """What a set of dice gives before choices and developments, made once per multiset of faces:
+    goods, skulls, coin faces, food, food faces, workers, worker faces, two-way (food or workers) faces."""
+    goods = food = workers = skulls = coin_faces = food_faces = worker_faces = 0
+    for f in dice:
+        face = FACE_BY_ID[f]
+        goods += face.goods
+        skulls += face.skulls
+        if face.coins:
+            coin_faces += 1
+        if face.food:
+            food += face.food
+            food_faces += 1
+        if face.workers:
+            workers += face.workers
+            worker_faces += 1
+    return goods, skulls, coin_faces, food, food_faces, workers, worker_faces, dice.count(CHOICE_FACE)
+
+
+@cache
+def _rerollable(dice: tuple[str, ...], skulls_locked: bool) -> tuple[str, ...]:
+    return tuple(f for f in dice if f != SKULL_FACE) if skulls_locked else dice
+
+
+@cache
+def _reroll_actions(rerollable: tuple[str, ...]) -> tuple[str, ...]:
+    """The re-roll phase's actions for these re-rollable dice (shared: never change it)."""
+    return (DONE, *("roll:" + faces_text(s) for s in sub_multisets(rerollable)))
+
+
+_MONUMENT_WORKERS: dict[str, int] = {m.id: m.workers for m in MONUMENT_BY_ID.values()}
+
+#: ``work:<target>:<n>`` for n = 1, 2, ... per target, and ``engineer:<n>``: the build phase's strings, made once.
+_WORK: dict[str, tuple[str, ...]] = {
+    target: tuple(f"work:{target}:{n}" for n in range(1, 50)) for target in (CITY, *MONUMENT_BY_ID)
+}
+_ENGINEER: tuple[str, ...] = tuple(f"engineer:{n}" for n in range(1, 50))
+
+
+#: The developments from the cheapest (for `can_buy`'s question: is any affordable?).
+_BY_COST = tuple(sorted(DEVELOPMENTS, key=lambda dev: dev.cost))
+
+#: The choose phase's actions by the number of two-way dice (shared: never change them).
+_FOOD_CHOICES: tuple[tuple[str, ...], ...] = tuple(tuple(f"food:{n}" for n in range(k + 1)) for k in range(20))
+
+
+class _RerollFaces(dict[str, tuple[str, ...]]):
+    """``roll:<faces>`` -> the faces, parsed once per string."""
+
+    def __missing__(self, action: str) -> tuple[str, ...]:
+        faces = self[action] = tuple(action[5:].split("+"))
+        return faces
+
+
+_REROLL_FACES = _RerollFaces()
+
+#: ``buy:<development>[:<payment>]`` by (development, payment): a few hundred strings, made once.
+_BUY_TEXT: dict[tuple[str, tuple[tuple[str, ...], int]], str] = {}
+
+#: The dice kept by (all dice, the faces re-rolled): a few thousand, made once.
+_KEPT: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
+
+#: (faces rolled, all dice in canonical order) by (dice kept, ``dice:`` action): a few thousand, made once.
+_ROLLED: dict[tuple[tuple[str, ...], str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+@cache
+def _roll_table(k: int) -> tuple[tuple[str, ...], list[float]]:
+    """The outcomes of rolling ``k`` dice and the running sums of their probabilities.
+
+    The sums are added in the order of `roll_outcomes`, as the engine's default `sample_outcome`
+    adds them while it walks the list, so the same random number picks the same outcome.
+    """
+    outcomes = roll_outcomes(k)
+    return tuple(a for a, _ in outcomes), list(accumulate(p for _, p in outcomes))
+
+
+#: Per number of dice (0 to 7): the outcomes with their running sums, and ``action -> faces``; each
+#: made when first needed (a 7-dice roll has 792 outcomes: nothing to pay for at import).
+_ROLL_TABLES: list[tuple[tuple[str, ...], list[float]] | None] = [None] * (MAX_CITIES + 1)
+_ROLL_FACES: list[dict[str, tuple[str, ...]] | None] = [None] * (MAX_CITIES + 1)
 
 
 class RollState(State):
@@ -102,7 +207,7 @@ class RollState(State):
         self.offer: dict[str, Any] | None = None
         #: Offers made this turn with their outcome.
         self.trades: list[dict[str, Any]] = []
-        self._legal: list[str] | None = None
+        self._legal: list[str] | tuple[str, ...] | None = None
         #: When set (by ``describe``), every event is also collected here across turn changes.
         self._sink: list[dict[str, Any]] | None = None
         if self.solo:
@@ -145,6 +250,62 @@ class RollState(State):
             return list(roll_outcomes(self.to_roll))
         return []
 
+    def sample_outcome(self, rng: random.Random) -> str:
+        """A roll is drawn by bisecting the running sums (a 7-dice roll has 792 outcomes), not by a walk.
+
+        One ``rng.random()`` as the engine's default, and the same outcome for it: seeded games are unchanged.
+        """
+        if self.phase == ROLL:
+            k = self.to_roll
+            table = _ROLL_TABLES[k]
+            if table is None:
+                table = _ROLL_TABLES[k] = _roll_table(k)
+            actions, sums = table
+            x = rng.random()
+            i = bisect_right(sums, x)
+            return actions[i] if i < len(actions) else actions[-1]
+        return super().sample_outcome(rng)
+
+    def _apply_fast(self, action: str, seat: int | None) -> bool:
+        """A roll is checked against its table, a decision against the legal actions made once per position.
+
+        Anything not accepted here (illegal, out of turn, not a string) goes to the engine's checked path.
+        """
+        phase = self.phase
+        if phase == ROLL:
+            faces = _ROLL_FACES[self.to_roll]
+            if faces is None:
+                faces = _ROLL_FACES[self.to_roll] = roll_outcome_faces(self.to_roll)
+            if seat is not None or type(action) is not str or action not in faces:
+                return False
+            self._legal = None
+            self._apply_roll(action)
+            entries = _ENTRIES[0]
+            try:
+                entry = entries[action]
+            except KeyError:
+                entry = entries[action] = HistoryEntry(CHANCE, action)
+            self._history.append(entry)
+            return True
+        if phase in (START, OVER):
+            return False
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
+            return False
+        player = self.active if phase != ANSWER else self.offer["to"]  # type: ignore[index]
+        if seat is not None and seat != player:
+            return False
+        self._apply(action)
+        entries = _ENTRIES[player + 1]
+        try:
+            entry = entries[action]
+        except KeyError:
+            entry = entries[action] = HistoryEntry(player, action)
+        self._history.append(entry)
+        return True
+
     def _validate(self, action: str) -> None:
         if self._legal is None:
             self._legal = self._compute_legal()
@@ -157,29 +318,19 @@ class RollState(State):
     def _apply(self, action: str) -> None:
         self._legal = None
         phase = self.phase
-        if phase == START:
-            self.start_player = int(action.split(":")[1]) - 1
-            self._begin_turn(self.start_player)
-        elif phase == ROLL:
+        # The phases in the order of how often they come up (rolls, re-roll choices, building ...).
+        if phase == ROLL:
             self._apply_roll(action)
         elif phase == REROLL:
             if action == DONE:
                 self._stop_rolling()
             else:
-                self._start_reroll(tuple(action[5:].split("+")))
-        elif phase == LEADER:
-            if action == DONE:
-                self._to_choose()
-            else:
-                self.leading = True
-                self._start_reroll((action[5:],))
+                self._start_reroll(_REROLL_FACES[action])
+        elif phase == BUILD:
+            self._apply_build(action)
         elif phase == CHOOSE:
             self.food_dice = int(action[5:])
             self._resolve()
-        elif phase in (TRADE, DRAFT, ANSWER):
-            self._apply_trade(action)
-        elif phase == BUILD:
-            self._apply_build(action)
         elif phase == BUY:
             if action != DONE:
                 self._buy(action)
@@ -189,6 +340,17 @@ class RollState(State):
             board.goods[GOOD_INDEX[action[8:]]] -= 1
             if board.goods_total() <= GOODS_LIMIT:
                 self._end_turn()
+        elif phase == LEADER:
+            if action == DONE:
+                self._to_choose()
+            else:
+                self.leading = True
+                self._start_reroll((action[5:],))
+        elif phase == START:
+            self.start_player = int(action.split(":")[1]) - 1
+            self._begin_turn(self.start_player)
+        elif phase in (TRADE, DRAFT, ANSWER):
+            self._apply_trade(action)
         else:  # pragma: no cover - _validate keeps everything else out
             raise IllegalAction(action)
 
@@ -267,26 +429,40 @@ class RollState(State):
         return not self.solo
 
     def rerollable(self) -> tuple[str, ...]:
-        if self.skulls_locked():
-            return tuple(f for f in self.dice if f != SKULL_FACE)
-        return tuple(self.dice)
+        return _rerollable(tuple(self.dice), not self.solo)
 
     def choice_dice(self) -> int:
         return self.dice.count(CHOICE_FACE)
 
     # ----- legal actions ----------------------------------------------------------
-    def _compute_legal(self) -> list[str]:
+    def _compute_legal(self) -> list[str] | tuple[str, ...]:
         phase = self.phase
+        # The phases in the order of how often they are asked for; the build phase's actions are
+        # usually made already when it begins (`_build_or_buy`).
+        if phase == REROLL:
+            return _reroll_actions(self.rerollable())
+        if phase == CHOOSE:
+            return _FOOD_CHOICES[self.dice.count(CHOICE_FACE)]
+        if phase == BUY:
+            actions = [DONE]
+            for dev, pay in self._purchases():
+                try:
+                    actions.append(_BUY_TEXT[dev, pay])
+                except KeyError:
+                    text = _BUY_TEXT[dev, pay] = self._buy_action(dev, pay)
+                    actions.append(text)
+            return actions
+        if phase == DISCARD:
+            goods = self.boards[self.active].goods
+            return [f"discard:{g}" for i, g in enumerate(GOOD_IDS) if goods[i]]
+        if phase == BUILD:
+            return self._build_actions()
+        if phase == LEADER:
+            return [DONE] + ["lead:" + f for f in sort_faces(set(self.dice))]
         if phase == START:
             return [f"start:{seat + 1}" for seat in range(self.num_players)]
         if phase == ROLL:
             return roll_actions(self.to_roll)
-        if phase == REROLL:
-            return [DONE] + ["roll:" + faces_text(s) for s in sub_multisets(self.rerollable())]
-        if phase == LEADER:
-            return [DONE] + ["lead:" + f for f in sort_faces(set(self.dice))]
-        if phase == CHOOSE:
-            return [f"food:{n}" for n in range(self.choice_dice() + 1)]
         if phase == TRADE:
             return [DONE] + [f"offer:{seat + 1}" for seat in self._trade_partners()]
         if phase == DRAFT:
@@ -296,13 +472,6 @@ class RollState(State):
             )
         if phase == ANSWER:
             return ["accept", "decline"]
-        if phase == BUILD:
-            return self._build_actions()
-        if phase == BUY:
-            return [DONE] + [self._buy_action(dev, pay) for dev, pay in self._purchases()]
-        if phase == DISCARD:
-            goods = self.boards[self.active].goods
-            return [f"discard:{g}" for i, g in enumerate(GOOD_IDS) if goods[i]]
         return []
 
     def _emit(self, event: dict[str, Any]) -> None:
@@ -330,18 +499,28 @@ class RollState(State):
         self._emit({"type": "turn", "seat": seat, "round": self.round})
 
     def _start_reroll(self, faces: tuple[str, ...]) -> None:
-        kept = list(self.dice)
-        for f in faces:
-            kept.remove(f)
-        self.kept = kept
+        key = (tuple(self.dice), faces)
+        try:
+            kept = _KEPT[key]
+        except KeyError:
+            left = list(self.dice)
+            for f in faces:
+                left.remove(f)
+            kept = _KEPT[key] = tuple(left)
+        self.kept = list(kept)
         self.to_roll = len(faces)
         self.phase = ROLL
 
     def _apply_roll(self, action: str) -> None:
-        faces = parse_dice(action)
-        assert faces is not None
+        key = (tuple(self.kept), action)
+        try:
+            faces, dice = _ROLLED[key]
+        except KeyError:
+            parsed = parse_dice(action)
+            assert parsed is not None
+            faces, dice = _ROLLED[key] = (parsed, tuple(sort_faces(self.kept + list(parsed))))
         self.last_rolled = list(faces)
-        self.dice = sort_faces(self.kept + list(faces))
+        self.dice = list(dice)
         self.kept = []
         self.to_roll = 0
         if self.leading:
@@ -372,28 +551,17 @@ class RollState(State):
     def _resolve(self) -> None:
         seat = self.active
         board = self.boards[seat]
-        dice = self.dice
-        goods = food = workers = skulls = coin_faces = 0
-        food_faces = worker_faces = 0
-        for f in dice:
-            face = FACE_BY_ID[f]
-            goods += face.goods
-            skulls += face.skulls
-            if face.coins:
-                coin_faces += 1
-            if face.food:
-                food += face.food
-                food_faces += 1
-            if face.workers:
-                workers += face.workers
-                worker_faces += 1
-        choice = self.choice_dice()
-        two_way = FACE_BY_ID[CHOICE_FACE].choice
-        food += two_way * self.food_dice
-        workers += two_way * (choice - self.food_dice)
-        food += board.param("agriculture", "bonus") * (food_faces + self.food_dice)
-        workers += board.param("masonry", "bonus") * (worker_faces + choice - self.food_dice)
-        coins = coin_faces * board.param("coinage", "coin_value", COIN_VALUE)
+        goods, skulls, coin_faces, food, food_faces, workers, worker_faces, choice = _dice_sums(tuple(self.dice))
+        food_dice = self.food_dice
+        food += _TWO_WAY * food_dice
+        workers += _TWO_WAY * (choice - food_dice)
+        devs = board.developments
+        if devs:  # most turns of a game are played without any of these
+            food += board.param("agriculture", "bonus") * (food_faces + food_dice)
+            workers += board.param("masonry", "bonus") * (worker_faces + choice - food_dice)
+            coins = coin_faces * board.param("coinage", "coin_value", COIN_VALUE)
+        else:
+            coins = coin_faces * COIN_VALUE
         # 3a goods
         if goods:
             added, bonus = board.add_goods(goods)
@@ -491,8 +659,7 @@ class RollState(State):
     # ----- building -----------------------------------------------------------------
     def _to_build(self) -> None:
         self.phase = BUILD
-        if not self._build_actions_exist():
-            self._to_buy()
+        self._build_or_buy()
 
     def _build_targets(self) -> list[tuple[str, int]]:
         """``(target, boxes left)`` for the next city and every unfinished monument."""
@@ -501,8 +668,9 @@ class RollState(State):
         cost = board.next_city_cost()
         if cost is not None:
             targets.append((CITY, cost - board.city_work))
+        work = board.monument_work
         for m in self.monuments:
-            left = board.monument_remaining(m)
+            left = _MONUMENT_WORKERS[m] - work[m]
             if left:
                 targets.append((m, left))
         return targets
@@ -513,13 +681,36 @@ class RollState(State):
         return bool((self.workers or can_engineer) and self._build_targets())
 
     def _build_actions(self) -> list[str]:
-        actions = [DONE]
-        for target, left in self._build_targets():
-            actions.extend(f"work:{target}:{n}" for n in range(1, min(left, self.workers) + 1))
         board = self.boards[self.active]
-        if board.has("engineering"):
-            actions.extend(f"engineer:{n}" for n in range(1, board.goods[STONE] + 1))
+        actions = [DONE]
+        workers = self.workers
+        if workers:
+            for target, left in self._build_targets():
+                actions.extend(_WORK[target][: min(left, workers)])
+        if "engineering" in board.developments:
+            actions.extend(_ENGINEER[: board.goods[STONE]])
         return actions
+
+    def _build_or_buy(self) -> None:
+        """Stay in the build phase with its actions made at once (they are asked next), or go on to buying.
+
+        The same test as `_build_actions_exist`: a build phase needs a target and workers or stone to
+        engineer with; Engineering with stones but no target left does not count.
+        """
+        board = self.boards[self.active]
+        workers = self.workers
+        targets = self._build_targets() if workers or ("engineering" in board.developments and board.goods[STONE]) \
+            else None
+        if not targets:
+            self._to_buy()
+            return
+        actions = [DONE]
+        if workers:
+            for target, left in targets:
+                actions.extend(_WORK[target][: min(left, workers)])
+        if "engineering" in board.developments:
+            actions.extend(_ENGINEER[: board.goods[STONE]])
+        self._legal = actions
 
     def _apply_build(self, action: str) -> None:
         if action == DONE:
@@ -560,8 +751,7 @@ class RollState(State):
                     )
                     if len(self.first) == len(self.monuments) and "monuments" not in self.end_reasons:
                         self.end_reasons.append("monuments")
-        if not self._build_actions_exist():
-            self._to_buy()
+        self._build_or_buy()
 
     # ----- buying ---------------------------------------------------------------------
     def _purchases(self) -> list[tuple[str, tuple[tuple[str, ...], int]]]:
@@ -577,7 +767,12 @@ class RollState(State):
 
     def _to_buy(self) -> None:
         board = self.boards[self.active]
-        if can_buy(board.developments, self.coins, board.goods, board.food, board.param("granaries", "coins_per_food")):
+        owned = board.developments
+        # `can_buy`, asked of the cheapest development not owned (whether any is affordable).
+        cheapest = next((dev.cost for dev in _BY_COST if dev.id not in owned), None)
+        if cheapest is not None and cheapest <= budget(
+            self.coins, board.goods, board.food, board.param("granaries", "coins_per_food")
+        ):
             self.phase = BUY
         else:
             self._to_discard()
@@ -607,7 +802,7 @@ class RollState(State):
         self.workers = 0
         self.coins = 0
         board = self.boards[self.active]
-        if board.goods_total() > GOODS_LIMIT and not board.has("caravans"):
+        if sum(board.goods) > GOODS_LIMIT and "caravans" not in board.developments:
             self.phase = DISCARD
         else:
             self._end_turn()
