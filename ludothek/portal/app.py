@@ -369,7 +369,10 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     ``log_config=None``: the logs are ours (`configure_logging`), uvicorn's own lines go through them.
     """
     return {"ws": "websockets-sansio", "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_max_size": 64 * 1024,
-            "timeout_keep_alive": 5, "ws_per_message_deflate": False, "log_config": None, "access_log": False}
+            "timeout_keep_alive": 5, "ws_per_message_deflate": False, "log_config": None, "access_log": False,
+            # Issue 33: a bot's event stream never ends by itself; a stopping server cancels what still
+            # runs after 10 s instead of waiting for it (the bot reconnects and resumes elsewhere).
+            "timeout_graceful_shutdown": 10}
 
 
 def _start_up_notes(settings: Settings, workers: int) -> None:

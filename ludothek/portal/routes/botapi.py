@@ -9,11 +9,13 @@ Challenges are the lobby's named invitations: the bot answers them with
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+import anyio
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -158,6 +160,27 @@ async def decline_challenge(challenge_id: Id, request: Request, user: User) -> d
 
 
 # ----------------------------------------------------------------------------- the stream
+class EndlessStream(StreamingResponse):
+    """A streaming answer that ends as soon as its client goes away.
+
+    Starlette (for ASGI 2.4 servers) notices a closed connection only when a write fails, which for a
+    quiet stream is the next keep-alive line: until then the stream would hold its place among the
+    token's streams.  This one also listens for the disconnect and then closes the stream at once.
+    """
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def write() -> None:
+                with contextlib.suppress(OSError):
+                    await self.stream_response(send)
+                group.cancel_scope.cancel()
+
+            group.start_soon(write)
+            await self.listen_for_disconnect(receive)
+            group.cancel_scope.cancel()
+
+
 _open_streams: Counter[tuple[int, str]] = Counter()
 _streams_lock = threading.Lock()
 
@@ -188,7 +211,7 @@ async def bot_stream(request: Request, user: User) -> Response:
                 if _open_streams[key] <= 0:
                     del _open_streams[key]
 
-    return StreamingResponse(lines(), media_type="application/x-ndjson",
+    return EndlessStream(lines(), media_type="application/x-ndjson",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
