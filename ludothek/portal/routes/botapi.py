@@ -168,6 +168,8 @@ class EndlessStream(StreamingResponse):
     token's streams.  This one also listens for the disconnect and then closes the stream at once.
     """
 
+    media_type = "application/x-ndjson"
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async with anyio.create_task_group() as group:
 
@@ -184,11 +186,36 @@ class EndlessStream(StreamingResponse):
 _open_streams: Counter[tuple[int, str]] = Counter()
 _streams_lock = threading.Lock()
 
-STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "newline-delimited JSON, one event per line (empty lines keep it alive)",
-                    "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}}
+class BotEventOut(BaseModel):
+    """One line of the stream (docs/research.md, "Bot API", has which fields each type carries)."""
+
+    type: Literal["hello", "challenge", "challenge_canceled", "game_start", "your_turn", "game_end"]
+    bot: str | None = Field(default=None, description="hello: the bot's name")
+    keepalive: float | None = Field(default=None, description="hello: seconds between keep-alive (empty) lines")
+    id: int | None = Field(default=None, description="challenge, challenge_canceled: the challenge (its game's id)")
+    game: int | str | None = Field(default=None, description="the game's id; in a challenge the game kind")
+    kind: str | None = Field(default=None, description="game_start: the game kind")
+    players: int | None = None
+    options: dict[str, str] | None = None
+    by: str | None = Field(default=None, description="challenge: who invited the bot")
+    created_at: datetime | None = None
+    reason: Literal["cancelled", "declined"] | None = None
+    seat: int | None = None
+    seq: int | None = Field(default=None, description="your_turn: the move number to move against")
+    status: str | None = Field(default=None, description="game_end: finished or abandoned")
+    place: int | None = None
 
 
-@api.get("/bot/stream", response_class=StreamingResponse, responses={**STREAM_DOC, **refusals(403, 429)},
+STREAM_DOC: dict[int | str, dict[str, Any]] = {
+    200: {"model": BotEventOut,
+          "description": "newline-delimited JSON (`application/x-ndjson`), one `BotEventOut` per line; empty "
+                         "lines keep the stream alive"}}
+#: The answer's real media type, beside the model FastAPI files under JSON.
+STREAM_EXTRA = {"responses": {"200": {"content": {"application/x-ndjson": {
+    "schema": {"$ref": "#/components/schemas/BotEventOut"}}}}}}
+
+
+@api.get("/bot/stream", responses={**STREAM_DOC, **refusals(403, 429)}, openapi_extra=STREAM_EXTRA,
          summary="The bot's events as newline-delimited JSON: challenges, game starts, its turns, game ends")
 async def bot_stream(request: Request, user: User) -> Response:
     portal = portal_of(request)
