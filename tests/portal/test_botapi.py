@@ -189,3 +189,28 @@ def test_bots_are_rated_among_bots_and_among_people_only_when_opted_in(any_db: s
         play(site, users, {"bot1": 6, "bot2": 1})
     board, total = site.botaccounts.leaderboard("toyrank")
     assert total == 2 and [r.name for r in board] == ["bot1", "bot2"] and board[0].owner == "ann"
+
+
+def test_the_owner_registers_and_manages_bots_on_their_page(tmp_path: Any) -> None:
+    from tests.portal.conftest import page_login
+
+    with TestClient(create_app(make_settings(f"sqlite:///{tmp_path / 'p.sqlite3'}"))) as client:
+        csrf = page_login(client, "ann")
+        assert 'id="bots-link"' in client.get("/account").text
+        assert client.post("/account/bots", data={"csrf": "wrong", "name": "robo"}).status_code == 403
+        page = client.post("/account/bots", data={"csrf": csrf, "name": "robo"})
+        assert page.status_code == 200 and 'id="new-bot-token"' in page.text
+        token = page.text.split('id="new-bot-token">')[1].split("<")[0]
+        assert client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).json()["name"] == "robo"
+        again = client.post("/account/bots", data={"csrf": csrf, "name": "robo"})
+        assert again.status_code == 409 and 'id="bots-error"' in again.text
+        # A new token needs the owner's password; a wrong one changes nothing.
+        wrong = client.post("/account/bots/robo/token", data={"csrf": csrf, "password": "not-the-password"})
+        assert wrong.status_code == 401 and 'id="new-bot-token"' not in wrong.text
+        right = client.post("/account/bots/robo/token", data={"csrf": csrf, "password": "password-ann"})
+        assert 'id="new-bot-token"' in right.text
+        client.post("/account/bots/robo/rated", data={"csrf": csrf, "rated_with_people": "on"})
+        assert client.get("/api/v1/bots/robo").json()["rated_with_people"] is True
+        client.post("/account/bots/robo/rated", data={"csrf": csrf})
+        assert client.get("/api/v1/bots/robo").json()["rated_with_people"] is False
+        assert client.post("/account/bots/nobot/rated", data={"csrf": csrf}).status_code == 404

@@ -57,6 +57,18 @@ def test_a_bot_account_is_marked_in_the_lobby_on_the_board_and_on_its_profile(br
     assert overflow(page) == 0
     assert serious_violations(page) == []
     shot(page, "botapi-profile-phone")
+    # The owner's page, where bots are registered.
+    page.goto(f"{server}/account")
+    page.click("#bots-link")
+    page.wait_for_selector("#bot-list")
+    page.fill("#bot-add input[name=name]", "robo2")
+    page.click("#bot-add button")
+    page.wait_for_selector("#new-bot-token")
+    assert page.inner_text("#new-bot-token").startswith("ldk_")
+    assert page.locator("#bot-list li").count() == 2
+    assert overflow(page) == 0
+    assert serious_violations(page) == []
+    shot(page, "botapi-account-bots-phone")
     page.goto(f"{server}/bot-leaderboard/machikoro")
     assert page.locator("#bot-leaderboard-empty").count() == 1
     assert overflow(page) == 0

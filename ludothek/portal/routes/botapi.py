@@ -16,24 +16,35 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import anyio
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from ludothek import engine as eng
 from ludothek.services.botaccounts import MAX_BOTS_PER_OWNER, BotInfo
-from ludothek.storage import UserInfo
+from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.errors import NotFound, TooManyAttempts
 from ludothek.storage.info import token_hash
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.texts import t
 
 from ..contract import Id, refusals
-from ..deps import User, bearer_token, current_user, lang_of, portal_of, session_of
+from ..deps import (
+    CsrfField,
+    User,
+    bearer_token,
+    check_csrf,
+    current_user,
+    lang_of,
+    need_user,
+    portal_of,
+    session_of,
+)
 from ..jsonroute import BoundedRoute
 from ..live import botstream
-from ..render import render
+from ..render import message_of, redirect, render
+from .accounts import confirm_password_braked
 
 api = APIRouter(route_class=BoundedRoute, tags=["bots"])
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
@@ -269,3 +280,53 @@ def bot_leaderboard_page(request: Request, kind: KindPath, page: Annotated[int, 
     rows, total = portal_of(request).site.botaccounts.leaderboard(kind, per_page, (page - 1) * per_page)
     return render(request, "bot_leaderboard.html", user, game=eng.load(kind), rows=rows, page=page,
                   pages=max(1, -(-total // per_page)), min_games=LEADERBOARD_MIN_GAMES)
+
+
+# ----------------------------------------------------------------------------- the owner's page
+def bots_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any) -> Response:
+    site = portal_of(request).site
+    return render(request, "account_bots.html", user, status=status, bots=site.botaccounts.owned(user.id),
+                  bot_limit=MAX_BOTS_PER_OWNER, **ctx)
+
+
+@pages.get("/account/bots", response_class=HTMLResponse)
+def account_bots(request: Request) -> Response:
+    return bots_page(request, need_user(request))
+
+
+@pages.post("/account/bots")
+def create_bot_form(request: Request, csrf: CsrfField, name: Annotated[str, Form()] = "",
+                    rated_with_people: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    site = portal_of(request).site
+    try:
+        bot = site.botaccounts.register(user, name.strip(), rated_with_people == "on")
+        token = site.botaccounts.new_token(user, bot.name, "bot")
+    except StoreError as exc:
+        return bots_page(request, user, status=exc.status, error=message_of(exc, user.lang), form_name=name)
+    # Shown this once, as the POST's answer (never in an address); the page's address becomes /account/bots.
+    return bots_page(request, user, new_token=token, token_for=bot.name, replace_url="/account/bots")
+
+
+@pages.post("/account/bots/{name}/token")
+def bot_token_form(request: Request, name: Name, csrf: CsrfField, password: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        confirm_password_braked(request, user, password)  # a new credential: the owner's password, as for tokens
+        token = portal_of(request).site.botaccounts.new_token(user, name, "bot")
+    except StoreError as exc:
+        return bots_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return bots_page(request, user, new_token=token, token_for=name, replace_url="/account/bots")
+
+
+@pages.post("/account/bots/{name}/rated")
+def bot_rated_form(request: Request, name: Name, csrf: CsrfField, rated_with_people: Annotated[str, Form()] = "") -> Response:
+    check_csrf(request, csrf)
+    user = need_user(request)
+    try:
+        portal_of(request).site.botaccounts.set_rated_with_people(user, name, rated_with_people == "on")
+    except StoreError as exc:
+        return bots_page(request, user, status=exc.status, error=message_of(exc, user.lang))
+    return redirect(request, "/account/bots")
