@@ -124,8 +124,8 @@ def quick_keepalive(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.timeout(180)
-def test_the_stream_tells_challenges_turns_and_resumes_after_a_reconnect(tmp_path: Path, quick_keepalive: None) -> None:
-    with running_server(make_settings(f"sqlite:///{tmp_path / 's.sqlite3'}")) as base, streams() as opened:
+def test_the_stream_tells_challenges_turns_and_resumes_after_a_reconnect(any_db: str, quick_keepalive: None) -> None:
+    with running_server(make_settings(any_db)) as base, streams() as opened:
         ann = register(base, "ann")
         robo = new_bot(base, ann, "robo")
         # A person has no bot stream.
@@ -223,3 +223,46 @@ def test_the_documented_bot_finishes_a_game_on_a_live_server(tmp_path: Path, qui
         game = httpx.get(f"{base}/api/v1/games/{gid}", headers=robo).json()
         assert game["status"] == "finished"
         assert any(a["seat"] == game["my_seat"] for a in record["actions"])
+
+
+@pytest.mark.timeout(180)
+def test_the_stream_hears_moves_made_on_another_server_through_redis(tmp_path: Path, quick_keepalive: None) -> None:
+    import uuid
+
+    from ludothek.devtools.services import REDIS, port_open
+    from tests.conftest import needs
+
+    needs(None if port_open(REDIS) else f"Redis is not reachable on {REDIS[0]}:{REDIS[1]}")
+    db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    secret = f"test-{uuid.uuid4().hex}"  # this test's own channel on the shared Redis
+    settings = [make_settings(db, redis_url=f"redis://{REDIS[0]}:{REDIS[1]}/0") for _ in range(2)]
+    for s in settings:
+        s.secret_key = secret
+    with running_server(settings[0]) as one, running_server(settings[1]) as two, streams() as opened:
+        ann = register(one, "ann")
+        httpx.put(f"{one}/api/v1/me/play", json={"handover_seconds": 0}, headers=ann)
+        robo = new_bot(one, ann, "robo")
+        stream = Stream(two, robo)  # the bot listens on server two; everything else happens on server one
+        opened.append(stream)
+        stream.expect("hello")
+        gid = invite(one, ann, "robo")
+        stream.expect("challenge", id=gid)
+        assert httpx.post(f"{one}/api/v1/bot/challenge/{gid}/accept", headers=robo).status_code == 200
+        stream.expect("game_start", game=gid)
+        play_until_not_my_turn(one, ann, gid)
+        seq = httpx.get(f"{one}/api/v1/games/{gid}", headers=robo).json()["seq"]
+        assert stream.expect("your_turn", game=gid)["seq"] == seq
+        assert httpx.post(f"{one}/api/v1/games/{gid}/resign", headers=ann).status_code == 200
+        # A bot of the site plays on for ann; the outside bot is told of its turns, then of the end.
+        for _ in range(200):
+            game = httpx.get(f"{one}/api/v1/games/{gid}", headers=robo).json()
+            if game["status"] != "running":
+                break
+            if game["my_turn"]:
+                action = "hold" if "hold" in [a["action"] for a in game["legal"]] else game["legal"][0]["action"]
+                httpx.post(f"{one}/api/v1/games/{gid}/actions", json={"action": action, "seq": game["seq"]},
+                           headers=robo)
+            else:
+                time.sleep(0.05)
+        end = stream.expect("game_end", game=gid)
+        assert end["status"] == "finished" and end["place"] in (1, 2)
