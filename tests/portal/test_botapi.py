@@ -152,7 +152,7 @@ def test_bots_are_rated_among_bots_and_among_people_only_when_opted_in(any_db: s
     site = new_site(any_db)
     ann = site.accounts.register("ann", "password-ann")
     bob = site.accounts.register("bob", "password-bob")
-    users = {"ann": ann, "bob": bob,
+    users: dict[str, Any] = {"ann": ann, "bob": bob,
              "bot1": site.accounts.user(site.botaccounts.register(ann, "bot1").id),
              "bot2": site.accounts.user(site.botaccounts.register(bob, "bot2").id)}
 
