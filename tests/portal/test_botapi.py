@@ -214,3 +214,27 @@ def test_the_owner_registers_and_manages_bots_on_their_page(tmp_path: Any) -> No
         client.post("/account/bots/robo/rated", data={"csrf": csrf})
         assert client.get("/api/v1/bots/robo").json()["rated_with_people"] is False
         assert client.post("/account/bots/nobot/rated", data={"csrf": csrf}).status_code == 404
+
+
+def test_the_streams_news_follow_the_snapshots() -> None:
+    """`news` by itself: what a stream tells for each change of the bot's state, and nothing twice."""
+    from datetime import UTC, datetime
+
+    from ludothek.portal.live.botstream import Told, news
+    from ludothek.services.botaccounts import Challenge, EndedGame, RunningGame, Snapshot
+
+    now = datetime.now(UTC)
+    told = Told()
+    snap = Snapshot(challenges={5: Challenge(5, "toypig", 2, {}, "ann", now)},
+                    running={3: RunningGame(3, "toypig", 7, 1, True)})
+    assert [e["type"] for e in news(told, snap)] == ["challenge", "game_start", "your_turn"]
+    assert news(told, snap) == []  # the same state: nothing new
+    snap = Snapshot(challenges={}, running={3: RunningGame(3, "toypig", 9, 1, False)},
+                    ended={5: EndedGame(5, "toypig", "open", None, True)})
+    assert news(told, snap) == []  # accepted, waiting for players; not the bot's turn
+    snap = Snapshot(running={3: RunningGame(3, "toypig", 11, 1, True), 5: RunningGame(5, "toypig", 2, 0, True)})
+    assert [(e["type"], e.get("game"), e.get("seq")) for e in news(told, snap)] == [
+        ("game_start", 5, 2), ("your_turn", 3, 11), ("your_turn", 5, 2)]
+    snap = Snapshot(running={5: RunningGame(5, "toypig", 2, 0, True)},
+                    ended={3: EndedGame(3, "toypig", "running", None, False)})
+    assert news(told, snap) == [{"type": "game_end", "game": 3, "status": "left", "place": None}]

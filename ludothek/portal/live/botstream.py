@@ -94,8 +94,9 @@ def news(told: Told, snap: Snapshot) -> list[dict[str, Any]]:
         out.append({"type": "game_start", "game": g.id, "kind": g.game, "seat": g.seat, "seq": g.seq})
     for gid in sorted(told.running - set(snap.running)):
         ended = snap.ended.get(gid)
-        out.append({"type": "game_end", "game": gid, "status": ended.status if ended else "unknown",
-                    "place": ended.place if ended else None})
+        # Still running without it: its clock ran out (or it resigned) and a bot of the site plays on.
+        status = "unknown" if ended is None else "left" if ended.status == "running" else ended.status
+        out.append({"type": "game_end", "game": gid, "status": status, "place": ended.place if ended else None})
         told.turns.pop(gid, None)
     told.running = set(snap.running)
     for gid in sorted(snap.running):
