@@ -185,6 +185,14 @@ class BotAccounts:
         bot = self.mine(owner, name)
         return self.sessions.create_token(bot.id, label, expires_in_days)
 
+    def tokens(self, owner: UserInfo, name: str) -> list[Any]:
+        """The live tokens of the owner's bot, newest first (never the tokens themselves)."""
+        return list(self.sessions.tokens(self.mine(owner, name).id))
+
+    def revoke_token(self, owner: UserInfo, name: str, token_id: int) -> None:
+        """End one token of the owner's bot at once; another bot's token is "not found"."""
+        self.sessions.revoke_token(self.mine(owner, name).id, token_id)
+
     def set_rated_with_people(self, owner: UserInfo, name: str, value: bool) -> BotInfo:
         """Opt the owner's bot into (or out of) the people's ratings, from the next finished game on."""
         bot = self.mine(owner, name)

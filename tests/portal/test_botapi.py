@@ -58,7 +58,16 @@ def test_bot_accounts_are_registered_by_people(any_db: str) -> None:
         second = client.post("/api/v1/bots/robo/tokens", json={"label": "laptop"}, headers=ann)
         assert second.status_code == 201
         assert client.get("/api/v1/me", headers={"Authorization": "Bearer " + second.json()["token"]}).json()["name"] == "robo"
+        listed = client.get("/api/v1/bots/robo/tokens", headers=ann).json()
+        assert [tk["label"] for tk in listed] == ["laptop", "bot"]
+        # The owner revokes a bot's token (the bot has no password for its own DELETE /tokens/{id}).
+        assert client.delete(f"/api/v1/bots/robo/tokens/{listed[0]['id']}", headers=ann).status_code == 204
+        assert client.get("/api/v1/me", headers={"Authorization": "Bearer " + second.json()["token"]}).status_code == 401
+        assert client.get("/api/v1/me", headers=robo).json()["name"] == "robo"
         bob = api_user(client, "bob")
+        assert client.get("/api/v1/bots/robo/tokens", headers=bob).status_code == 404
+        assert client.delete(f"/api/v1/bots/robo/tokens/{listed[1]['id']}", headers=bob).status_code == 404
+        assert client.delete(f"/api/v1/bots/robo/tokens/{listed[0]['id']}", headers=ann).status_code == 404
         assert client.post("/api/v1/bots/robo/tokens", json={}, headers=bob).status_code == 404  # not bob's bot
         assert client.patch("/api/v1/bots/robo", json={"rated_with_people": True}, headers=bob).status_code == 404
         r = client.patch("/api/v1/bots/robo", json={"rated_with_people": True}, headers=ann)

@@ -29,6 +29,7 @@ from ludothek.storage.info import token_hash
 from ludothek.storage.rating_update import LEADERBOARD_MIN_GAMES
 from ludothek.texts import t
 
+from ..apimodels import TokenInfoOut
 from ..contract import Id, refusals
 from ..deps import (
     CsrfField,
@@ -151,6 +152,23 @@ async def patch_bot(name: Name, body: BotPatch, request: Request, user: User) ->
 async def bot_token(name: Name, body: BotTokenIn, request: Request, user: User) -> dict[str, Any]:
     site = portal_of(request).site
     return {"token": await portal_of(request).offload(site.botaccounts.new_token, user, name, body.label)}
+
+
+@api.get("/bots/{name}/tokens", response_model=list[TokenInfoOut], responses=refusals(404),
+         summary="The live tokens of my bot, newest first (never the tokens themselves)")
+async def bot_tokens(name: Name, request: Request, user: User) -> list[dict[str, Any]]:
+    site = portal_of(request).site
+    tokens = await portal_of(request).offload(site.botaccounts.tokens, user, name)
+    return [{"id": tk.id, "label": tk.label, "created_at": tk.created_at, "last_used_at": tk.last_used_at,
+             "expires_at": tk.expires_at} for tk in tokens]
+
+
+@api.delete("/bots/{name}/tokens/{token_id}", status_code=204, responses=refusals(404),
+            summary="Revoke a token of my bot at once (a bot has no password to revoke its own with)")
+async def revoke_bot_token(name: Name, token_id: Id, request: Request, user: User) -> Response:
+    site = portal_of(request).site
+    await portal_of(request).offload(site.botaccounts.revoke_token, user, name, token_id)
+    return Response(status_code=204)
 
 
 # ----------------------------------------------------------------------------- challenges
