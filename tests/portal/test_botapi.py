@@ -209,7 +209,7 @@ def test_the_owner_registers_and_manages_bots_on_their_page(tmp_path: Any) -> No
         assert client.post("/account/bots", data={"csrf": "wrong", "name": "robo"}).status_code == 403
         page = client.post("/account/bots", data={"csrf": csrf, "name": "robo"})
         assert page.status_code == 200 and 'id="new-bot-token"' in page.text
-        token = page.text.split('id="new-bot-token">')[1].split("<")[0]
+        token = page.text.split('id="new-bot-token"')[1].split(">")[1].split("<")[0]
         assert client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).json()["name"] == "robo"
         again = client.post("/account/bots", data={"csrf": csrf, "name": "robo"})
         assert again.status_code == 409 and 'id="bots-error"' in again.text
