@@ -66,6 +66,8 @@ class SeatOut(BaseModel):
     kind: SeatKind
     name: str | None = Field(description="the player's user name or the bot's label; null for an open seat")
     bot: str | None = Field(description="the bot's name (kind 'bot')")
+    bot_account: bool = Field(default=False, description="the user in this seat is a bot account: a program "
+                              "run by a person (docs/research.md, \"Bot API\")")
 
 
 class SeatResultOut(BaseModel):

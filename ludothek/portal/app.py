@@ -26,7 +26,7 @@ from starlette.responses import Response
 from ludothek.services import Site
 from ludothek.services.community.replaylimits import ReplayLimits, replay_gate
 from ludothek.services.webhooks import WebhookPolicy
-from ludothek.storage import NotFound, StoreError, make_engine, migrate
+from ludothek.storage import GameEvent, NotFound, StoreError, make_engine, migrate
 from ludothek.workers.channels.push import PushChannel, push_channel
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
@@ -53,6 +53,7 @@ from .limits import (
     raise_open_file_limit,
     socket_cap,
 )
+from .live.botstream import bot_listener
 from .live.dbwatch import DatabaseWatch
 from .live.hub import Hub, RedisHub, turn_listener
 from .live.sockets import relay
@@ -137,6 +138,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     portal = Portal(settings, site, hub, bots, templates, SessionCodec(secret), LoginBrake(limits), limits,
                     SocketCounter(settings.sockets_per_user, settings.sockets_per_address, _socket_cap(settings)))
     site.listeners.append(turn_listener(site, hub))
+    # Issue 33: bot accounts' event streams hear of their games' starts, ends and invitations.
+    wake_bots = bot_listener(site, hub)
+    site.listeners.append(wake_bots)
+    site.lobby.created_listeners.append(lambda game_id: wake_bots(GameEvent(game_id, 0, -2, "open")))
     portal.offload = Offload.for_database(engine.dialect.name, settings.db_threads)
     portal.metrics = Metrics(engine)
     portal.metrics_allow = parse_networks(settings.metrics_allow)
@@ -364,7 +369,10 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     ``log_config=None``: the logs are ours (`configure_logging`), uvicorn's own lines go through them.
     """
     return {"ws": "websockets-sansio", "ws_ping_interval": 20, "ws_ping_timeout": 20, "ws_max_size": 64 * 1024,
-            "timeout_keep_alive": 5, "ws_per_message_deflate": False, "log_config": None, "access_log": False}
+            "timeout_keep_alive": 5, "ws_per_message_deflate": False, "log_config": None, "access_log": False,
+            # Issue 33: a bot's event stream never ends by itself; a stopping server cancels what still
+            # runs after 10 s instead of waiting for it (the bot reconnects and resumes elsewhere).
+            "timeout_graceful_shutdown": 10}
 
 
 def _start_up_notes(settings: Settings, workers: int) -> None:

@@ -36,7 +36,8 @@ def game_summary(info: GameInfo, user: UserInfo | None, lang: str) -> dict[str, 
         "my_seat": my_seat,
         "my_turn": my_seat is not None and info.status == "running" and info.to_move == my_seat,
         "seats": [
-            {"seat": s.seat, "kind": s.kind, "name": s.name, "bot": s.bot} for s in info.seats
+            {"seat": s.seat, "kind": s.kind, "name": s.name, "bot": s.bot, "bot_account": s.bot_account}
+            for s in info.seats
         ],
         "result": info.result,
         "created_at": info.created_at.isoformat(),

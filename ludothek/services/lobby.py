@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -71,6 +71,9 @@ class Lobby:
         #: How many waiting games of one creator the open-games list shows, so that nobody can push
         #: everyone else's invitations out of it.
         self.lobby_per_creator = 3
+        #: Told the id of each game created with named invitations (after its commit): the bot stream wakes
+        #: invited bot accounts (issue 33).
+        self.created_listeners: list[Callable[[int], None]] = []
 
     # ------------------------------------------------------------------ lobby
     def create_game(
@@ -153,6 +156,8 @@ class Lobby:
             conn.execute(insert(SeatRow), [dict(r, game_id=gid) for r in rows])
             for uid in invited:
                 queue_mail(conn, uid, "invite", {"by": creator.id}, game_id=gid)
+        for listener in list(self.created_listeners) if invited else ():
+            listener(gid)
         self._maybe_start(gid)
         return gid
 

@@ -26,6 +26,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
+``botaccounts``    `BotAccounts`: bot accounts, their tokens and challenges, the bot leaderboard
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -45,6 +46,7 @@ from ludothek.storage.moves import move_writer
 
 from .accounts import Accounts
 from .admin import Admin
+from .botaccounts import BotAccounts
 from .bots import BotTurns
 from .clocks import Clocks
 from .community.chat import Chat
@@ -97,3 +99,5 @@ class Site:
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
         self.webhooks = Webhooks(self.db)
+        #: Issue 33: bot accounts (programs run by a person), their challenges and the bot leaderboard.
+        self.botaccounts = BotAccounts(self.db, self.accounts, self.sessions, self.lobby)

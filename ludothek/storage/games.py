@@ -12,7 +12,7 @@ from sqlalchemy import select
 from .database import Database, when
 from .errors import NotFound
 from .info import GameInfo, SeatInfo, aware, seat_label
-from .models import GameRow, SeatRow, User, utcnow
+from .models import BotAccount, GameRow, SeatRow, User, utcnow
 
 
 class Games:
@@ -57,14 +57,15 @@ class Games:
             else:
                 seat_rows = conn.execute(
                     select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
-                           SeatRow.abandon_vote, User.name)
+                           SeatRow.abandon_vote, User.name, BotAccount.user_id.label("bot_account"))
                     .outerjoin(User, User.id == SeatRow.user_id)
+                    .outerjoin(BotAccount, BotAccount.user_id == SeatRow.user_id)
                     .where(SeatRow.game_id == game_id)
                     .order_by(SeatRow.seat)
                 ).all()
                 seats = tuple(
                     SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot, r.left_as,
-                             bool(r.abandon_vote))
+                             bool(r.abandon_vote), r.bot_account is not None)
                     for r in seat_rows
                 )
         info = self.info_from_row(row, seats)
@@ -97,8 +98,9 @@ class Games:
             rows = {r.id: r for r in conn.execute(select(GameRow).where(GameRow.id.in_(list(ids)))).all()}
             seat_rows = conn.execute(
                 select(SeatRow.game_id, SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
-                       SeatRow.abandon_vote, User.name)
+                       SeatRow.abandon_vote, User.name, BotAccount.user_id.label("bot_account"))
                 .outerjoin(User, User.id == SeatRow.user_id)
+                .outerjoin(BotAccount, BotAccount.user_id == SeatRow.user_id)
                 .where(SeatRow.game_id.in_(list(ids)))
                 .order_by(SeatRow.game_id, SeatRow.seat)
             ).all()
@@ -106,7 +108,7 @@ class Games:
         for r in seat_rows:
             seats.setdefault(r.game_id, []).append(
                 SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot, r.left_as,
-                         bool(r.abandon_vote)))
+                         bool(r.abandon_vote), r.bot_account is not None))
         return [self.info_from_row(rows[gid], tuple(seats.get(gid, ()))) for gid in ids if gid in rows]
 
     def query(self, where: Any, order: Any = None, limit: int = 200) -> list[GameInfo]:

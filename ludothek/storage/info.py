@@ -46,6 +46,8 @@ class SeatInfo:
     #: ``timed_out`` or ``resigned``: a bot plays on for the person who sat here.
     left_as: str | None = None
     abandon_vote: bool = False
+    #: The user here is a bot account (issue 33): every page and answer marks it as a bot.
+    bot_account: bool = False
 
 
 @dataclass(frozen=True)

@@ -531,3 +531,34 @@ class Webhook(Base):
     #: How the last attempt went: ``ok 204``, ``http 404``, ``timeout``, ``address private`` ...
     last_status: Mapped[str | None] = mapped_column(String(80), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ----------------------------------------------------------------------------- bot accounts (issue 33)
+class BotAccount(Base):
+    """A user that is a program, run by a person (``owner_id``): shown as a bot wherever its name is.
+
+    A bot account plays like anybody through the JSON API with a token (`ludothek.services.botaccounts`).
+    Its games count for the people's ratings only where its owner opted in (``rated_with_people``);
+    games between bot accounts are rated among bots in ``bot_ratings`` (`ludothek.storage.bot_ratings`).
+    """
+
+    __tablename__ = "bot_accounts"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    rated_with_people: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class BotRating(Base):
+    """A bot account's rating among bots in one game kind (the bot leaderboard); same model as `Rating`."""
+
+    __tablename__ = "bot_ratings"
+    __table_args__ = (Index("ix_bot_ratings_board", "game", "conservative"),)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    conservative: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -94,9 +94,16 @@ def finish_game(cur: Any, mark: str, postgres: bool, game_id: int, kind: str, re
                     [(place, when, game_id, seat) for seat, place in sorted(places.items())])
     count_finished(cur, mark, kind, [(uid, places[seat]) for seat, uid in sorted(seat_users.items())
                                      if uid is not None and seat in places], when)
-    placings = rated_placings((seat_users.get(seat), place) for seat, place in places.items())
+    # Bot accounts (issue 33): among people only if their owner opted in; among bots always.
+    from .bot_ratings import bot_placings, rate_bots, split_seats
+
+    people, bots = split_seats(cur, mark, seat_users)
+    placings = rated_placings((people.get(seat), place) for seat, place in places.items())
     if placings:
         rate_game(cur, mark, postgres, game_id, kind, placings, when)
+    among_bots = bot_placings(seat_users, places, bots)
+    if among_bots:
+        rate_bots(cur, mark, kind, among_bots, when)
 
 
 #: One finished game more for a player (``player_stats``); the same statement on SQLite and PostgreSQL.

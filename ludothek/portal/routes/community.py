@@ -282,7 +282,8 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
                   finished=[game_summary(g, user, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
                   running=[game_summary(g, user, lang) for g in site.profiles.running_games_of(profile.user_id)],
                   about_max=ABOUT_MAX, max_languages=MAX_LANGUAGES, min_games=LEADERBOARD_MIN_GAMES,
-                  **profile_social(request, user, profile.user_id))
+                  **profile_social(request, user, profile.user_id),
+                  bot_owner=site.botaccounts.owner_of(profile.name))  # issue 33: a bot account is marked
 
 
 @pages.post("/account/profile")
@@ -311,7 +312,8 @@ def leaderboard_page(request: Request, kind: str,
     board = portal_of(request).site.ratings.leaderboard(kind, per_page, (page - 1) * per_page)
     pages = max(1, -(-board.total // per_page))
     return render(request, "leaderboard.html", user, game=eng.load(kind), board=board, page=page, pages=pages,
-                  min_games=LEADERBOARD_MIN_GAMES)
+                  min_games=LEADERBOARD_MIN_GAMES,
+                  bots=portal_of(request).site.botaccounts.among([r.name for r in board.rows]))
 
 
 # ----------------------------------------------------------------------------- JSON API
@@ -415,6 +417,7 @@ class ProfileOut(BaseModel):
     games: list[GameStatsOut]
     finished: list[GameRef] = Field(description="the last finished games, newest first (replay: /games/{id}/replay)")
     running: list[GameRef] = Field(description="running games anyone may watch")
+    bot_owner: str | None = Field(default=None, description="a bot account: the person who runs it; null: a person")
 
 
 class ProfileIn(BaseModel):
@@ -572,6 +575,7 @@ def profile_out(request: Request, name: str, lang: str) -> ProfileOut:
         languages=list(profile.languages), about=profile.about, games=games,
         finished=[game_ref(g, lang) for g in site.profiles.finished_games_of(profile.user_id, 10)],
         running=[game_ref(g, lang) for g in site.profiles.running_games_of(profile.user_id)],
+        bot_owner=site.botaccounts.owner_of(profile.name),
     )
 
 

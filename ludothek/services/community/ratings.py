@@ -14,7 +14,7 @@ from sqlalchemy import delete, func, insert, select, text
 
 from ludothek.storage.database import Database
 from ludothek.storage.info import aware
-from ludothek.storage.models import GameRow, PlayerStats, Rating, RatingChange, SeatRow, User
+from ludothek.storage.models import BotAccount, GameRow, PlayerStats, Rating, RatingChange, SeatRow, User
 from ludothek.storage.rating_update import (
     LEADERBOARD_MIN_GAMES,
     conservative,
@@ -160,8 +160,11 @@ class Ratings:
                 .where(GameRow.status == "finished", SeatRow.user_id.is_not(None), SeatRow.place.is_not(None))
             ).all()
             by_game: dict[int, list[tuple[int | None, int | None]]] = {}
+            # Bot accounts whose owners did not opt in are not people here (issue 33, `storage.bot_ratings`).
+            not_people = set(conn.execute(select(BotAccount.user_id).where(BotAccount.rated_with_people.is_(False))
+                                          ).scalars())
             for s in seats:
-                by_game.setdefault(s.game_id, []).append((s.user_id, s.place))
+                by_game.setdefault(s.game_id, []).append((None if s.user_id in not_people else s.user_id, s.place))
 
             def order(g: Any) -> tuple[Any, ...]:
                 if g.first is None:  # never rated yet: finished before ratings existed
