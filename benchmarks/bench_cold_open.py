@@ -133,7 +133,7 @@ def lengths(folder: str, every: int, per_length: int = 20) -> list[Row]:
             for mode, n in (("snapshot", every), ("replay", 0)):
                 site = store.fresh(n)
                 site.games.game(gid)  # the summary is read by both alike; not what differs
-                timed[mode].append(_cpu(lambda s=site, g=gid: _open(s, g)))
+                timed[mode].append(_cpu(lambda s=site, g=gid: _open(s, g)))  # type: ignore[misc]
                 if mode == "snapshot":
                     assert site.snapshots.restored == 1
                 site.engine.dispose()
@@ -158,7 +158,7 @@ def two_passes(folder: str, every: int, games: int) -> list[Row]:
                 site.states.max_bytes = 4096 * tracked.size_estimate()
         passes = []
         for _ in range(2):
-            passes.append(sum(_cpu(lambda g=gid: _open(site, g)) for gid in ids) / len(ids) * 1000)  # type: ignore[misc]
+            passes.append(sum(_cpu(lambda s=site, g=gid: _open(s, g)) for gid in ids) / len(ids) * 1000)  # type: ignore[misc]
         rows.append((f"open_{games}_games_{label}_pass1", passes[0], "ms/game", f"cache {len(site.states)} games, "
                      f"{site.states.bytes / 2**20:.0f} MB"))
         rows.append((f"open_{games}_games_{label}_pass2", passes[1], "ms/game",

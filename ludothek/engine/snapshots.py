@@ -155,7 +155,7 @@ class _Pickler(pickle.Pickler):
         super().__init__(file, protocol=5)
         self._ids = shared.ids
 
-    def persistent_id(self, obj: Any) -> int | None:  # noqa: D102 (pickle's hook)
+    def persistent_id(self, obj: Any) -> int | None:
         return self._ids.get(id(obj))
 
 
@@ -164,10 +164,10 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(file)
         # A C function rather than a method: a state refers to the game's tables hundreds of times.
         # A reference out of range raises IndexError, which `load` turns into a `SnapshotError`.
-        self.persistent_load = shared.objects.__getitem__
+        self.persistent_load = shared.objects.__getitem__  # type: ignore[method-assign]
         self._package = package
 
-    def find_class(self, module: str, name: str) -> Any:  # noqa: D102 (pickle's hook)
+    def find_class(self, module: str, name: str) -> Any:
         allowed = ((module, name) in _BUILTINS or module == "ludothek.engine.core"
                    or module == self._package or module.startswith(self._package + "."))
         if not allowed:
@@ -193,9 +193,10 @@ def _history_parts(history: list[HistoryEntry]) -> tuple[list[tuple[int, str, tu
 
 
 _new = object.__new__
-_set_seat = HistoryEntry.seat.__set__  # type: ignore[attr-defined]
-_set_action = HistoryEntry.action.__set__  # type: ignore[attr-defined]
-_set_visible = HistoryEntry.visible_to.__set__  # type: ignore[attr-defined]
+_slots: dict[str, Any] = dict(vars(HistoryEntry))
+_set_seat = _slots["seat"].__set__
+_set_action = _slots["action"].__set__
+_set_visible = _slots["visible_to"].__set__
 
 
 def _entry(seat: int, action: str, visible: frozenset[int] | None) -> HistoryEntry:

@@ -26,7 +26,7 @@ import os
 
 from ludothek import engine as eng
 from ludothek.engine import snapshots
-from ludothek.engine.core import IllegalAction
+from ludothek.engine.core import CHANCE, UNDO, IllegalAction, State
 from ludothek.storage.database import Database
 from ludothek.storage.info import GameEvent, GameInfo
 from ludothek.storage.models import utcnow
@@ -54,6 +54,25 @@ def snapshot_every_from_env() -> int:
     if value < 0:
         raise ValueError(f"LUDOTHEK_SNAPSHOT_EVERY must be 0 or more, not {value}")
     return value
+
+
+def apply_rows(state: State, rows: list[tuple[int, str]]) -> None:
+    """Apply stored rows (``(seat, action)``, seat `CHANCE` for an outcome, action ``undo`` for an undo) to
+    ``state`` as `ludothek.engine.replay` does: checked, and an undo restores a copy kept for it
+    instead of replaying the game (only the rows a later row takes back are copied).  Raises
+    `IllegalAction` for a row that does not apply."""
+    undone = undone_rows(rows)
+    befores: dict[int, State] = {}
+    for index, (seat, action) in enumerate(rows):
+        if action == UNDO and seat != CHANCE:
+            stack = state._undo_memo()[2]
+            state.undo(seat, before=befores.pop(stack[-1], None) if stack else None)
+            continue
+        if seat == CHANCE and state.current_player() != CHANCE:
+            raise IllegalAction("no random outcome is due")
+        if index in undone:
+            befores[state.move_number()] = state.clone()
+        state.apply_action(action, None if seat == CHANCE else seat)
 
 
 class SnapshotKeeper:
@@ -90,19 +109,17 @@ class SnapshotKeeper:
             self.refused += 1
             log.info("game %s: snapshot at %s not used (%s); replaying", info.id, seq, exc)
             return None
-        tracked = Tracked.restored(state, info.seat_names())
         tail = self.rows.rows(info.id, seq, info.seq) if seq < info.seq else []
         if len(tail) != info.seq - seq:
             return None
-        undone = undone_rows(tail)
         try:
-            for index, (seat, action) in enumerate(tail):
-                tracked.apply(seat, action, keep_before=index in undone)
+            apply_rows(state, tail)
         except IllegalAction as exc:
             self.refused += 1
             log.warning("game %s: stored rows after its snapshot at %s do not apply (%s); replaying",
                         info.id, seq, exc)
             return None
+        tracked = Tracked.restored(state, info.seat_names())
         tracked.snapshot_seq = seq
         self.restored += 1
         if len(tail) >= 2 * self.every:  # snapshots fell behind (writes failed): write one now
@@ -124,7 +141,7 @@ class SnapshotKeeper:
         try:
             data = snapshots.dump(state)
             self.rows.write(game_id, state.move_number(), state.game.rules_version, data, utcnow())
-        except Exception:  # noqa: BLE001 (never let a snapshot cost a move)
+        except Exception:
             log.exception("game %s: writing its snapshot failed", game_id)
             return False
         tracked.snapshot_seq = state.move_number()

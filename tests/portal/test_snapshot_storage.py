@@ -25,7 +25,7 @@ def _site(url: str, every: int = 8) -> Site:
 def _play(site: Site, gid: int, steps: int, seed: int = 3, undo: float = 0.3) -> None:
     rng = random.Random(seed)
     for _ in range(steps):
-        if _random_step(site, gid, rng, lambda: rng.random() < undo) is None:  # noqa: B023
+        if _random_step(site, gid, rng, lambda: rng.random() < undo) is None:
             return
 
 
@@ -79,7 +79,7 @@ def test_a_damaged_snapshot_is_replayed_over_and_written_again(any_db: str) -> N
     site = _site(any_db)
     gid = _rtta_game(site)
     _play(site, gid, 40)
-    seq, rules, data = _stored(site, gid)
+    seq, _, data = _stored(site, gid)
     _damage(site, gid, "UPDATE game_snapshots SET data = ? WHERE game_id = ?", data[:-50] + bytes(50))
     cold, _ = _cold(any_db, gid)
     assert (cold.snapshots.restored, cold.snapshots.refused, cold.snapshots.written) == (0, 1, 1)
@@ -110,7 +110,6 @@ def test_rows_that_do_not_follow_the_snapshot_are_replayed(any_db: str) -> None:
     site = _site(any_db)
     gid = _rtta_game(site)
     _play(site, gid, 40)
-    seq, rules, _ = _stored(site, gid)
     start = eng.initial_state(site.play.record(gid))
     bogus = snapshots.dump(start)
     _damage(site, gid, "UPDATE game_snapshots SET data = ? WHERE game_id = ?", bogus)
