@@ -657,7 +657,13 @@ class State(ABC):
                 kept = [(history[i].seat, history[i].action) for i in stack[:-1]]
                 if [(theirs[i].seat, theirs[i].action) for i in before._in_force()] != kept:
                     raise ValueError("'before' is not the position before the action to take back")
-            fresh = before.clone()
+            # The copy's history is thrown away below (ours is kept): copying it would cost every undo
+            # the length of the game (issue 34), so ``before`` lends an empty one while it is copied.
+            theirs_list, before._history = before._history, []
+            try:
+                fresh = before.clone()
+            finally:
+                before._history = theirs_list
         else:
             fresh = self.game.new_state(self.num_players, self.options)
             for i in stack[:-1]:

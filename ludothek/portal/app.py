@@ -102,7 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings.db_url)
     migrate(engine)
     hasher = GatedHasher(settings.hasher, HashGate(settings.hash_concurrency, settings.hash_queue))
-    site = Site(engine, cache_size=settings.cache_size, hasher=hasher)
+    site = Site(engine, cache_bytes=settings.state_cache_bytes, hasher=hasher)
     site.lobby.max_open_games = settings.max_open_games
     site.play.default_grace = settings.handover_seconds
     site.lobby.lobby_per_creator = settings.lobby_per_creator

@@ -9,6 +9,7 @@ from pathlib import Path
 from argon2 import PasswordHasher
 
 from ludothek.services.handover import DEFAULT_GRACE
+from ludothek.services.runtime import state_cache_bytes_from_env
 
 from .offload import DB_THREADS
 
@@ -44,8 +45,9 @@ class Settings:
     db_watch_interval: float = 0.25
     #: Mark cookies ``Secure`` (behind HTTPS).
     secure_cookies: bool = False
-    #: How many game states the in-memory cache keeps.
-    cache_size: int = 4096
+    #: Bytes the in-memory cache of game states may hold (``LUDOTHEK_STATE_CACHE_BYTES``; issue 34:
+    #: by memory, not by a count of games; `ludothek.services.runtime.StateCache`).
+    state_cache_bytes: int = field(default_factory=state_cache_bytes_from_env)
     #: Password hashing; tests pass a cheaper one.
     hasher: PasswordHasher = field(default_factory=PasswordHasher)
     #: Rate limits (registrations, guests, logins, game creation); off only for load tests.

@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select, update
 
@@ -49,6 +49,9 @@ from ludothek.storage.timecontrol import placed_last
 from .handover import check_grace, hands_on, pending_refusal, resolve_own_chance, undo_refusal
 from .runtime import GameLocks, Listeners, StateCache
 from .tracked import Tracked, resolve_chance, undone_rows
+
+if TYPE_CHECKING:
+    from .snapkeeper import SnapshotKeeper
 
 #: The longest action any game writes, with room to spare (the API refuses longer ones with 422).
 MAX_ACTION = 200
@@ -77,6 +80,8 @@ class Play:
         #: of their own (`ludothek.services.handover`); 0 hands on at once.  The portal sets its default.
         self.default_grace = 0
         self._grace_sql = f"SELECT handover_seconds FROM users WHERE id = {db.mark}"
+        #: Restores cold games from snapshots and writes them (`ludothek.services.snapkeeper`; the site sets it).
+        self.snapshots: SnapshotKeeper | None = None
         mark = db.mark
         self._catch_up_sql = (f"SELECT seq, seat, action FROM actions WHERE game_id = {mark} AND seq >= {mark} "
                               f"AND seq < {mark} ORDER BY seq")
@@ -116,6 +121,11 @@ class Play:
             finally:
                 if tracked.state.move_number() != info.seq:  # refused, failed or half applied: replay
                     self.states.drop(info.id)
+        # Issue 34: from the game's snapshot and the rows after it, when it has a usable one.
+        tracked = self.snapshots.restore(info) if self.snapshots is not None else None
+        if tracked is not None:
+            self.states.put(info.id, tracked)
+            return tracked
         with self.db.engine.begin() as conn:
             rows = conn.execute(
                 select(ActionRow.seat, ActionRow.action)
@@ -132,6 +142,8 @@ class Play:
                     f"game {info.id}: stored action {index + 1} ({r.action!r}) does not apply: {exc}", index, r.action
                 ) from exc
         self.states.put(info.id, tracked)
+        if self.snapshots is not None:
+            self.snapshots.replayed(info, tracked)
         return tracked
 
     def _catch_up(self, info: GameInfo, tracked: Tracked, known: int) -> bool:

@@ -7,15 +7,16 @@ checked against the database before it is trusted (`ludothek.services.play`).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ludothek.storage.info import GameEvent, UserInfo
 
+from .bytecache import ByteCache
 from .tracked import Tracked
 
 
@@ -55,26 +56,35 @@ class GameLocks:
             return lock
 
 
-class StateCache:
-    """Game states by id, the least recently used dropped beyond ``size``.
+#: Bytes the state cache may hold per process (``LUDOTHEK_STATE_CACHE_BYTES``; docs/operations.md).
+STATE_CACHE_BYTES = 256 * 1024 * 1024
 
-    The move path reads ``entries`` under ``lock`` itself (no call for the hottest look-up)."""
 
-    def __init__(self, size: int = 4096) -> None:
-        self.entries: OrderedDict[int, Tracked] = OrderedDict()
-        self.size = size
-        self.lock = threading.Lock()
+def state_cache_bytes_from_env() -> int:
+    """``LUDOTHEK_STATE_CACHE_BYTES`` (bytes; ``256M``, ``1G`` and ``64K`` are understood), or `STATE_CACHE_BYTES`."""
+    text = os.environ.get("LUDOTHEK_STATE_CACHE_BYTES", "").strip()
+    if not text:
+        return STATE_CACHE_BYTES
+    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1].upper(), 1)
+    try:
+        value = int(text[:-1] if scale > 1 else text) * scale
+    except ValueError:
+        raise ValueError(f"LUDOTHEK_STATE_CACHE_BYTES must be a number of bytes such as 268435456 or 256M, "
+                         f"not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"LUDOTHEK_STATE_CACHE_BYTES must be 0 or more, not {text!r}")
+    return value
 
-    def put(self, game_id: int, tracked: Tracked) -> None:
-        with self.lock:
-            self.entries[game_id] = tracked
-            self.entries.move_to_end(game_id)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
 
-    def drop(self, game_id: int) -> None:
-        with self.lock:
-            self.entries.pop(game_id, None)
+class StateCache(ByteCache[int, Tracked]):
+    """Game states by id, the least recently used dropped beyond ``max_bytes`` (each game's
+    `Tracked.size_estimate`; issue 34: bounded by memory, not by a count of games).
+
+    The move path reads ``entries`` under ``lock`` itself (no call for the hottest look-up).
+    """
+
+    def __init__(self, max_bytes: int = STATE_CACHE_BYTES) -> None:
+        super().__init__(max_bytes)
 
 
 class Listeners(list[Callable[[GameEvent], None]]):

@@ -60,21 +60,23 @@ from .notify import Notify
 from .outbox import Outbox
 from .play import Play
 from .push import Push
-from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
+from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages, state_cache_bytes_from_env
 from .sessions import Sessions
+from .snapkeeper import SnapshotKeeper, snapshot_every_from_env
 from .webhooks import Webhooks
 
 
 class Site:
     """All database access of one process, by concern.  Thread-safe; one instance per process."""
 
-    def __init__(self, engine: Engine, *, cache_size: int = 4096, hasher: PasswordHasher | None = None) -> None:
+    def __init__(self, engine: Engine, *, cache_bytes: int | None = None, hasher: PasswordHasher | None = None,
+                 snapshot_every: int | None = None) -> None:
         self.engine = engine
         self.hasher = hasher or PasswordHasher()
         self.db = Database(engine)
         self.games = Games(self.db)
         self.listeners = Listeners()
-        self.states = StateCache(cache_size)
+        self.states = StateCache(state_cache_bytes_from_env() if cache_bytes is None else cache_bytes)
         self.locks = GameLocks()
         self.users = UserCache()
         self.accounts = Accounts(self.db, self.hasher, self.users)
@@ -101,3 +103,8 @@ class Site:
         self.webhooks = Webhooks(self.db)
         #: Issue 33: bot accounts (programs run by a person), their challenges and the bot leaderboard.
         self.botaccounts = BotAccounts(self.db, self.accounts, self.sessions, self.lobby)
+        #: Issue 34: cold games restored from snapshots; a snapshot written every N entries after the commit.
+        self.snapshots = SnapshotKeeper(self.db, self.states, self.locks,
+                                        snapshot_every_from_env() if snapshot_every is None else snapshot_every)
+        self.play.snapshots = self.snapshots
+        self.listeners.append(self.snapshots.on_event)

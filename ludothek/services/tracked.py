@@ -27,6 +27,8 @@ from typing import Any
 from ludothek import engine as eng
 from ludothek.engine import CHANCE, UNDO, IllegalAction, State, naming, sample_chance
 
+from .bytecache import deep_size
+
 #: How many positions of the current run a cached game keeps for undo; older undos replay the game.
 KEEP_BEFORES = 8
 
@@ -63,10 +65,14 @@ class Tracked:
     ``names`` (one per seat) is how every sentence names the seats.
     """
 
+    #: The move number of the game's newest snapshot this process knows of (`ludothek.services.snapkeeper`).
+    snapshot_seq = 0
+
     def __init__(self, state: State, names: Sequence[str] | None = None) -> None:
         self.state = state
         self.names: tuple[str, ...] | None = tuple(names) if names is not None else None
-        self._log: list[LogEntry] = []
+        #: One line per history entry; ``None`` for a line of a restored game not yet read (`restored`).
+        self._log: list[LogEntry | None] = []
         #: How many entries of `_log` have their sentences, and the position before the first that has not.
         self._written = 0
         self._writer: State = state.clone()
@@ -102,7 +108,8 @@ class Tracked:
                 state._validate(action)
             before = state.clone() if keep_before and seat != CHANCE else None
             state.apply_action(action, None if seat == CHANCE else seat)
-        same_run = bool(self._in_force) and seat != CHANCE and self._log[self._in_force[-1]].seat == seat
+        # The seat of the last line in force is its history entry's (a restored game's lines are written later).
+        same_run = bool(self._in_force) and seat != CHANCE and state._history[self._in_force[-1]].seat == seat
         if seat == CHANCE:
             self._befores = []
         elif same_run:
@@ -114,12 +121,45 @@ class Tracked:
         self._in_force.append(len(self._log))
         self._log.append(LogEntry(len(self._log) + 1, seat, action, visible_to, None, None))
 
+    @classmethod
+    def restored(cls, state: State, names: Sequence[str] | None = None) -> Tracked:
+        """A cached game for ``state`` restored from a snapshot (`ludothek.engine.snapshots`, issue 34).
+
+        Restoring must not cost in proportion to the game's length, so nothing is made per history
+        entry: the log lines stay ``None`` until the log is first read, when the trailing copy
+        replays the game from its start (as for any game) and makes each line from its history
+        entry.  No copies for undo are kept: an undo of a restored game rebuilds the position
+        (`State.undo`).
+        """
+        game = cls.__new__(cls)
+        game.state = state
+        game.names = tuple(names) if names is not None else None
+        game._log = [None] * len(state._history)
+        game._written = 0
+        game._writer = state.game.new_state(state.num_players, state.options)
+        game._writer_befores = {}
+        game._in_force = list(state._undo_memo()[2])
+        game._befores = []
+        return game
+
+    def size_estimate(self) -> int:
+        """About how many bytes this game holds in the cache (`ludothek.services.runtime.StateCache`).
+
+        Its state, the log's trailing copy and the copies kept for undo are states (`state_bytes`);
+        the history and the log take a list slot per entry, and each line with its sentences in
+        two languages about `LINE_BYTES`.
+        """
+        states = 2 + len(self._writer_befores) + sum(1 for b in self._befores if b is not None)
+        length = len(self._log)
+        return (states * state_bytes(self.state) + 3 * 8 * length + ENTRY_BYTES * len(self.state._history)
+                + LINE_BYTES * self._written)
+
     @property
     def log(self) -> list[LogEntry]:
         """Every log line with its sentences (written now for the lines that have none yet; read-only!)."""
         if self._written < len(self._log):
             self._write_sentences()
-        return self._log
+        return self._log  # type: ignore[return-value]  # every line is written now
 
     def _write_sentences(self) -> None:
         """Bring the trailing copy of the state up to date, describing each action before applying it.
@@ -129,9 +169,19 @@ class Tracked:
         """
         writer = self._writer
         befores = self._writer_befores
+        history = self.state._history
+        undone: set[int] | None = None
         with naming(self.names):
             for index in range(self._written, len(self._log)):
                 entry = self._log[index]
+                if entry is None:  # a line of a restored game (`Tracked.restored`): made from its history entry
+                    if undone is None:
+                        undone = self.state.undone()
+                    h = history[index]
+                    entry = LogEntry(index + 1, h.seat, h.action, h.visible_to, None, None, index in undone)
+                    if h.action == UNDO and h.seat != CHANCE:
+                        entry = dataclasses.replace(entry, text={lang: eng.undo_text(h.seat, lang) for lang in eng.LANGS})
+                    self._log[index] = entry
                 if entry.action == UNDO and entry.seat != CHANCE:
                     # Its own sentence was written with it.  The copy kept below (if any) spares
                     # replaying the game for each undo: a record of many move/undo pairs stays linear.
@@ -161,13 +211,45 @@ class Tracked:
         if self._befores:
             self._befores.pop()
         index = self._in_force.pop()
-        self._log[index] = dataclasses.replace(self._log[index], undone=True)
+        line = self._log[index]
+        if line is not None:  # a restored game's unwritten line learns it from the history when written
+            self._log[index] = dataclasses.replace(line, undone=True)
         with naming(self.names):
             text = {lang: eng.undo_text(seat, lang) for lang in eng.LANGS}
         self._log.append(LogEntry(len(self._log) + 1, seat, UNDO, None, text, None))
 
     def log_for(self, viewer: int | None, lang: str) -> list[dict[str, Any]]:
         return [e.for_viewer(viewer, lang) for e in self.log]
+
+
+#: Bytes of one log line with its sentences in both languages (tracemalloc: 500 to 800).
+LINE_BYTES = 800
+#: Bytes of one history entry (most are shared with the clones; counted once).
+ENTRY_BYTES = 72
+_STATE_BYTES: dict[tuple[Any, ...], int] = {}
+#: States of a game are measured again every this many history entries (a game's state grows as it goes).
+MEASURE_EVERY = 64
+
+
+def state_bytes(state: State) -> int:
+    """About how many bytes a copy of ``state`` holds besides its history and the game's shared tables.
+
+    Measured (`ludothek.services.bytecache.deep_size`) once per game, players, options and stretch of
+    `MEASURE_EVERY` history entries in a process, not for each state: measuring walks every object.
+    """
+    key = (state.game.id, state.num_players, tuple(sorted(state.options.items())),
+           len(state._history) // MEASURE_EVERY)
+    found = _STATE_BYTES.get(key)
+    if found is None:
+        skip = frozenset({"game", "_history", "_in_force_memo"})
+        shared: set[int] = set()
+        deep_size(state.game.new_state(state.num_players, state.options), shared, skip)
+        shared.discard(id(state))
+        found = deep_size(state, shared, skip)
+        if len(_STATE_BYTES) > 10_000:
+            _STATE_BYTES.clear()
+        _STATE_BYTES[key] = found
+    return found
 
 
 def undone_rows(rows: list[tuple[int, str]]) -> set[int]:

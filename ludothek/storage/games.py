@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from .database import Database, when
 from .errors import NotFound
@@ -25,6 +25,15 @@ class Games:
         self.live_sql = (f"SELECT seq, status, to_move, turn_since, deadline, seats_rev, handover_seat, "
                          f"handover_due, bot_claim_seq, bot_lease_until FROM games "
                          f"WHERE id = {db.mark}")
+        # Built once (issue 34): building a statement cost more than running it, and every cold game
+        # (after a restart, or beyond the cache) is read whole.
+        self._full_sql = select(GameRow).where(GameRow.id == bindparam("game_id"))
+        self._seats_sql = (select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
+                                  SeatRow.abandon_vote, User.name, BotAccount.user_id.label("bot_account"))
+                           .outerjoin(User, User.id == SeatRow.user_id)
+                           .outerjoin(BotAccount, BotAccount.user_id == SeatRow.user_id)
+                           .where(SeatRow.game_id == bindparam("game_id"))
+                           .order_by(SeatRow.seat))
 
     def game(self, game_id: int) -> GameInfo:
         """The game's setup and summary; `NotFound` if there is none.
@@ -48,21 +57,14 @@ class Games:
     def full(self, game_id: int) -> GameInfo:
         """`game` read whole (the row, and the seats unless the cache knows them)."""
         with self.db.engine.begin() as conn:
-            row = conn.execute(select(GameRow).where(GameRow.id == game_id)).first()
+            row = conn.execute(self._full_sql, {"game_id": game_id}).first()
             if row is None:
                 raise NotFound(f"there is no game {game_id}", code_key="no_game")
             cached = self.info_cache.get(game_id)
             if cached is not None and row.status == "running" and cached.seats_rev == row.seats_rev:
                 seats = cached.seats
             else:
-                seat_rows = conn.execute(
-                    select(SeatRow.seat, SeatRow.kind, SeatRow.user_id, SeatRow.bot, SeatRow.left_as,
-                           SeatRow.abandon_vote, User.name, BotAccount.user_id.label("bot_account"))
-                    .outerjoin(User, User.id == SeatRow.user_id)
-                    .outerjoin(BotAccount, BotAccount.user_id == SeatRow.user_id)
-                    .where(SeatRow.game_id == game_id)
-                    .order_by(SeatRow.seat)
-                ).all()
+                seat_rows = conn.execute(self._seats_sql, {"game_id": game_id}).all()
                 seats = tuple(
                     SeatInfo(r.seat, r.kind, r.user_id, seat_label(r.kind, r.seat, r.name), r.bot, r.left_as,
                              bool(r.abandon_vote), r.bot_account is not None)

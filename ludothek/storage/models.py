@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -562,3 +563,22 @@ class BotRating(Base):
     games: Mapped[int] = mapped_column(Integer)
     wins: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ----------------------------------------------------------------------------- state snapshots (issue 34)
+class GameSnapshot(Base):
+    """The newest snapshot of a game's state (`ludothek.engine.snapshots`): a cold game is restored
+    from it plus the action rows stored after ``seq`` instead of replaying every row.
+
+    Never the source of truth: the ``actions`` rows are.  A snapshot that does not load (damaged,
+    another rules version or code) is ignored and written again after a replay
+    (`ludothek.services.snapkeeper`).  One row per game, replaced by newer ones; gone with its game.
+    """
+
+    __tablename__ = "game_snapshots"
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    #: How many history entries (action rows) the snapshot holds: rows with ``seq >= this`` follow it.
+    seq: Mapped[int] = mapped_column(Integer)
+    rules_version: Mapped[str] = mapped_column(String(20))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

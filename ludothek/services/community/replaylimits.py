@@ -11,14 +11,12 @@ more than its CPU budget (`Budget`).  At most a few records are replayed at once
 
 from __future__ import annotations
 
-import sys
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, TypeVar
 
+from ludothek.services.bytecache import ByteCache, Sized, deep_size
 from ludothek.services.workgate import WorkGate
 from ludothek.storage.errors import BadRequest
 
@@ -87,85 +85,15 @@ def replay_gate(concurrency: int = 1, queue: int = 4) -> WorkGate:
                     code_key="replays_busy")
 
 
-class Sized(Protocol):
-    def size_estimate(self) -> int: ...
-
-
 V = TypeVar("V", bound=Sized)
 
 
-class BookCache(Generic[V]):
+class BookCache(ByteCache[Hashable, V]):
     """Least recently used books within a budget of bytes (each book's `size_estimate`).
 
     A book larger than the whole budget is not kept at all (it is still served to its request).
+    The state cache is the same class (`ludothek.services.bytecache`, issue 34).
     """
 
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
 
-    @property
-    def bytes(self) -> int:
-        return self._bytes
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: Hashable) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is None:
-                return None
-            self._items.move_to_end(key)
-            return found[0]
-
-    def put(self, key: Hashable, value: V) -> None:
-        """Keep ``value`` (again: its size is measured anew), dropping the least recently used past the budget."""
-        size = value.size_estimate()
-        with self._lock:
-            old = self._items.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-            if size > self.max_bytes:
-                return
-            self._items[key] = (value, size)
-            self._bytes += size
-            while self._bytes > self.max_bytes:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self._bytes -= dropped
-
-
-def deep_size(obj: object, seen: set[int] | None = None, skip: frozenset[str] = frozenset()) -> int:
-    """Bytes held by ``obj`` and what it refers to (containers, instances), each object counted once.
-
-    An estimate in the manner of ``sys.getsizeof``: it follows dicts, lists, tuples, sets and
-    instance attributes (``skip`` names attributes of ``obj`` itself not to follow).  Shared
-    immutable objects (small ints, interned strings, module-level data) are counted where met.
-    """
-    seen = set() if seen is None else seen
-    total = 0
-    todo: list[tuple[object, frozenset[str]]] = [(obj, skip)]
-    while todo:
-        item, leave = todo.pop()
-        if id(item) in seen or isinstance(item, type):
-            continue
-        seen.add(id(item))
-        total += sys.getsizeof(item)
-        if isinstance(item, dict):
-            todo.extend((v, frozenset()) for v in item.values())
-            todo.extend((k, frozenset()) for k in item)
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            todo.extend((v, frozenset()) for v in item)
-        elif isinstance(item, (str, bytes, int, float, bool)) or item is None:
-            continue
-        else:
-            attrs = getattr(item, "__dict__", None)
-            if attrs is not None:
-                total += sys.getsizeof(attrs)
-                todo.extend((v, frozenset()) for k, v in attrs.items() if k not in leave)
-            for name in getattr(type(item), "__slots__", ()):
-                if hasattr(item, name) and name not in leave:
-                    todo.append((getattr(item, name), frozenset()))
-    return total
+__all__ = ["BookCache", "Budget", "RecordTooBig", "ReplayLimits", "deep_size", "replay_gate"]
