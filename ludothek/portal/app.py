@@ -29,6 +29,7 @@ from ludothek.services.webhooks import WebhookPolicy
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.channels.push import PushChannel, push_channel
 from ludothek.workers.clocks import ClockJob
+from ludothek.workers.tournaments import TournamentJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
 
@@ -164,7 +165,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         site.listeners.append(portal.mail.on_event)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
-    app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
+    app_jobs = Runner([ClockJob(site), TournamentJob(site)], interval=settings.jobs_interval)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

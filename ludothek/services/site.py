@@ -26,6 +26,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
+``tournaments``    `Tournaments`: tournaments, their entrants, rounds and standings (issue 31)
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -60,6 +61,7 @@ from .play import Play
 from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
 from .sessions import Sessions
+from .tournaments.service import Tournaments
 from .webhooks import Webhooks
 
 
@@ -97,3 +99,5 @@ class Site:
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
         self.webhooks = Webhooks(self.db)
+        #: Issue 31: tournaments (their rounds are started by `ludothek.workers.tournaments`).
+        self.tournaments = Tournaments(self.db, self.games, self.states, self.locks, self.listeners)
