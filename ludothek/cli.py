@@ -398,8 +398,8 @@ def worker(db: str | None, interval: float) -> int:
     from ludothek.storage import make_engine, migrate
     from ludothek.workers.clocks import ClockJob
     from ludothek.workers.notices import NoticeRunners, wake_on_redis
-    from ludothek.workers.tournaments import TournamentJob
     from ludothek.workers.runner import Runner
+    from ludothek.workers.tournaments import TournamentJob
 
     settings = Settings.from_env(db)
     engine = make_engine(settings.db_url)

@@ -29,9 +29,9 @@ from ludothek.services.webhooks import WebhookPolicy
 from ludothek.storage import NotFound, StoreError, make_engine, migrate
 from ludothek.workers.channels.push import PushChannel, push_channel
 from ludothek.workers.clocks import ClockJob
-from ludothek.workers.tournaments import TournamentJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
+from ludothek.workers.tournaments import TournamentJob
 
 from . import render, routes
 from .bodylimit import BodyLimit

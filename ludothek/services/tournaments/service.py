@@ -276,7 +276,7 @@ class Tournaments:
         return infos[0]
 
     def listing(self, states: Sequence[str], limit: int = 100, game: str | None = None) -> list[TournamentInfo]:
-        where = TournamentRow.state.in_(list(states))
+        where: Any = TournamentRow.state.in_(list(states))
         if game is not None:
             where = where & (TournamentRow.game == game)
         return self._infos(where, limit)
@@ -512,7 +512,7 @@ class Tournaments:
             if t.status == "finished" and t.result_json:
                 by_seat = {r.get("seat"): r.get("score") for r in json.loads(t.result_json) if isinstance(r, dict)}
                 if all(isinstance(by_seat.get(i), int | float) for i in range(len(seats))):
-                    scores = tuple(float(by_seat[i]) for i in range(len(seats)))
+                    scores = tuple(float(by_seat[i] or 0) for i in range(len(seats)))
             history.append(PastGame(t.round_no, seats, table_places, scores))
         byes: dict[int, int] = {}
         for (eid,) in conn.execute(select(TournamentBye.entrant_id).join(
