@@ -24,7 +24,7 @@ from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t, tn
 
-from ..contract import refusals
+from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
 from ..deps import CsrfField, MaybeUser, User, check_csrf, current_user, lang_of, need_user, portal_of
 from ..jsonroute import BoundedRoute
 from ..render import message_of, reader_timezone, redirect, render
@@ -71,6 +71,16 @@ class RemoveBody(BaseModel):
     name: str = Field(max_length=40, description="the entrant's user name")
 
 
+class TimeControlOut(BaseModel):
+    """The time control every game of the tournament gets: ``move`` (days per move) or ``bank``."""
+
+    kind: Literal["move", "bank"]
+    days: int | None = None
+    start_days: float | None = None
+    add_days: float | None = None
+    max_days: float | None = None
+
+
 class TournamentOut(BaseModel):
     id: int
     name: str
@@ -79,7 +89,7 @@ class TournamentOut(BaseModel):
     table_size: int
     format: str
     rounds: int
-    time_control: dict[str, Any]
+    time_control: TimeControlOut
     entry_opens: str | None
     entry_closes: str | None
     min_entrants: int
@@ -101,6 +111,7 @@ class TournamentOut(BaseModel):
 
 class TournamentList(BaseModel):
     items: list[TournamentOut]
+    next_cursor: str | None
 
 
 class StandingOut(BaseModel):
@@ -172,10 +183,13 @@ async def list_tournaments(
     request: Request,
     which: Annotated[Literal["open", "running", "finished"], Query(description="which group")] = "open",
     game: Annotated[str | None, Query(max_length=40, description="only of this game")] = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
 ) -> dict[str, Any]:
     portal = portal_of(request)
-    infos = await portal.offload(lambda: portal.site.tournaments.listing(GROUPS[which], game=game))
-    return {"items": [_out(i, None) for i in infos]}
+    infos = await portal.offload(lambda: portal.site.tournaments.listing(GROUPS[which], limit=500, game=game))
+    page = paginate(infos, lambda i: (i.id,), limit, cursor, descending=True)
+    return {"items": [_out(i, None) for i in page["items"]], "next_cursor": page["next_cursor"]}
 
 
 @api.post("/tournaments", status_code=201, response_model=TournamentOut, responses=refusals(404),
