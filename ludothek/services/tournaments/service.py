@@ -46,6 +46,7 @@ from ludothek.storage.models import (
     utcnow,
 )
 from ludothek.storage.outbox import queue_notice
+from ludothek.storage.text import check_text
 from ludothek.storage.timecontrol import (
     DAY,
     TAKEOVER_BOT,
@@ -175,8 +176,8 @@ class Tournaments:
             raise Forbidden("guests cannot organise tournaments; register first", code_key="tournament_guest")
         if not isinstance(spec, dict):
             raise BadRequest("send the tournament as a JSON object")
-        name = str(spec.get("name") or "").strip()
-        if not name or len(name) > MAX_NAME:
+        name = check_text(spec.get("name") or "", "name").strip()
+        if not name or len(name) > MAX_NAME or not name.isprintable():
             raise BadRequest(f"a tournament needs a name of 1 to {MAX_NAME} characters", code_key="tournament_name")
         game_id = str(spec.get("game") or "")
         try:
@@ -248,6 +249,7 @@ class Tournaments:
         with self.db.engine.begin() as conn:
             invitees: list[int] = []
             for who in invite:
+                check_text(who, "invite", 40)
                 uid = conn.execute(select(User.id).where(User.name_key == who.strip().lower())).scalar()
                 if uid is None:
                     raise NotFound(f"no user called {who!r}", code_key="no_user")
@@ -277,6 +279,8 @@ class Tournaments:
 
     def listing(self, states: Sequence[str], limit: int = 100, game: str | None = None) -> list[TournamentInfo]:
         where: Any = TournamentRow.state.in_(list(states))
+        if game is not None and game not in eng.games():
+            return []  # (nor does a string no database can hold reach one)
         if game is not None:
             where = where & (TournamentRow.game == game)
         return self._infos(where, limit)
@@ -398,6 +402,7 @@ class Tournaments:
 
     def remove(self, tid: int, organiser: UserInfo, name: str, now: datetime | None = None) -> None:
         """The organiser takes a person out (as a withdrawal, marked ``removed``: they cannot enter again)."""
+        check_text(name, "name", 40)
         with self.db.engine.begin() as conn:
             uid = conn.execute(select(User.id).where(User.name_key == str(name or "").strip().lower())).scalar()
         if uid is None:
