@@ -152,4 +152,7 @@ def test_three_people_play_a_two_round_swiss_and_see_the_standings(browser: Any,
             assert serious_violations(page) == [], (path, serious_violations(page))
         shot(page, f"tournament-page-390-{name}")
         page.goto(f"{server}/tournaments/{tid}")
+        # The standings fit the phone as a whole: no column hidden behind a sideways scroll.
+        assert page.evaluate("() => { const w = document.querySelector('#standings .table-wrap');"
+                             " return w.scrollWidth - w.clientWidth; }") <= 0
         shot(page, f"tournament-standings-390-{name}")
