@@ -139,7 +139,7 @@ def test_three_people_play_a_two_round_swiss_and_see_the_standings(browser: Any,
     assert anna.locator("#round-1 li.table a[href$='/replay']").count() == 1
     assert anna.locator("#round-2 li.table a[href$='/replay']").count() == 1
     anna.goto(f"{server}/users/anna")
-    assert anna.locator("#profile-tournaments a[href='/tournaments/%d']" % tid).count() == 1
+    assert anna.locator(f"#profile-tournaments a[href='/tournaments/{tid}']").count() == 1
 
     # The pages on a phone, in both languages: no sideways scroll, no tiny text, axe clean.
     for name, page in (("anna", anna), ("ben", ben)):
