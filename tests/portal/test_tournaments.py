@@ -213,3 +213,30 @@ def test_a_round_exists_once_in_the_database(site: Site) -> None:
         linked = conn.execute(select(GameRow.id).where(GameRow.id.in_(tables))).scalars().all()
         entrants = conn.execute(select(TournamentEntrant.status)).scalars().all()
     assert len(tables) == len(linked) == 1 and entrants == ["entered", "entered"]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_notices_read_in_the_players_language_and_lead_to_the_tournament(site: Site, lang: str) -> None:
+    ann, bob, cid = (site.accounts.register(n, "password-" + n, lang) for n in ("ann", "bob", "cid"))
+    tid = site.tournaments.create(ann, spec(name="Pig cup"))
+    for who in (ann, bob, cid):
+        site.tournaments.enter(tid, who)
+    site.tournaments.run_due(later())
+    (gid,) = round_games(site, tid, 1)
+    now = later()
+    entered = site.messages.message(ann.id, "tournament_entered", None, None, {"tournament": tid}, now)
+    game = site.messages.message(ann.id, "tournament_round", None, None, {"tournament": tid, "round": 1, "game": gid},
+                                 now)
+    bye = site.messages.message(ann.id, "tournament_round", None, None, {"tournament": tid, "round": 1, "bye": True},
+                                now)
+    ended = site.messages.message(ann.id, "tournament_ended", None, None, {"tournament": tid}, now)
+    called_off = site.messages.message(ann.id, "tournament_ended", None, None, {"tournament": tid, "cancelled": True},
+                                       now)
+    for message in (entered, game, bye, ended, called_off):
+        assert message is not None and "Pig cup" in message.title + message.body
+        assert "{" not in message.title + message.body and "notice_" not in message.title
+    assert game is not None and game.path == f"/games/{gid}"
+    assert ("Runde 1" if lang == "de" else "round 1") in game.title
+    assert entered is not None and entered.path == f"/tournaments/{tid}"
+    assert site.messages.message(ann.id, "tournament_round", None, None, {"tournament": 999}, now) is None
+
