@@ -240,3 +240,17 @@ def test_the_notices_read_in_the_players_language_and_lead_to_the_tournament(sit
     assert entered is not None and entered.path == f"/tournaments/{tid}"
     assert site.messages.message(ann.id, "tournament_round", None, None, {"tournament": 999}, now) is None
 
+
+
+def test_a_fixed_schedule_waits_for_its_time_and_for_the_games(site: Site) -> None:
+    ann, bob = people(site, "ann", "bob")
+    tid = site.tournaments.create(ann, spec(round_days=2))
+    site.tournaments.enter(tid, ann)
+    site.tournaments.enter(tid, bob)
+    site.tournaments.run_due(later())
+    (gid,) = round_games(site, tid, 1)
+    play_to_end(site, gid)
+    assert site.tournaments.run_due(later(24)) == 0  # a day after round 1 started: not yet
+    assert site.tournaments.get(tid).current_round == 1
+    assert site.tournaments.run_due(later(50)) == 1  # two days after: round 2
+    assert site.tournaments.get(tid).current_round == 2

@@ -607,6 +607,8 @@ class Tournaments:
     def advance(self, tid: int, now: datetime | None = None) -> int:
         """Do what is due for one tournament: start it, start its next round, or end it (1), or nothing (0)."""
         now = now or utcnow()
+        if not self._schedule_due(tid, now):
+            return 0  # read first, without a claim: a waiting schedule costs no write per pass
         started: list[tuple[int, Tracked, int]] = []
         with self.db.engine.begin() as conn:
             t = self._claim(conn, tid, ("open", "running"))
@@ -667,6 +669,18 @@ class Tournaments:
             info = self.games.game(gid)
             self.listeners.notify(GameEvent(gid, seq, to_move, info.status, info.is_bot_seat(to_move)))
         return 1
+
+    def _schedule_due(self, tid: int, now: datetime) -> bool:
+        """False while a tournament on a fixed schedule waits for its next round's time (checked again,
+        under the claim, by `advance`)."""
+        with self.db.engine.begin() as conn:
+            row = conn.execute(select(TournamentRow.round_days, TournamentRow.current_round, TournamentRow.state)
+                               .where(TournamentRow.id == tid)).first()
+            if row is None or row.round_days is None or row.state != "running" or row.current_round < 1:
+                return True
+            last = conn.execute(select(TournamentRound.started_at).where(
+                TournamentRound.tournament_id == tid, TournamentRound.round_no == row.current_round)).scalar()
+        return last is None or (aware(last) or now) + timedelta(days=row.round_days) <= now
 
     def _write_round(self, conn: Connection, t: Any, round_no: int, planned: Round,
                      now: datetime) -> list[tuple[int, Tracked, int]]:
