@@ -24,7 +24,7 @@ from ludothek.storage import StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t, tn
 
-from ..contract import DEFAULT_LIMIT, Cursor, Limit, paginate, refusals
+from ..contract import DEFAULT_LIMIT, WHOLE, Cursor, Limit, paginate, refusals
 from ..deps import CsrfField, MaybeUser, User, check_csrf, current_user, lang_of, need_user, portal_of
 from ..jsonroute import BoundedRoute
 from ..render import message_of, reader_timezone, redirect, render
@@ -47,13 +47,13 @@ class NewTournament(BaseModel):
     name: str = Field(max_length=MAX_NAME)
     game: str = Field(max_length=40)
     options: dict[str, Annotated[str, Field(max_length=40)]] = Field(default_factory=dict, max_length=20)
-    table_size: Annotated[int, Field(ge=2, le=5)] = 2
+    table_size: Annotated[int, Field(ge=2, le=5), WHOLE] = 2
     format: Literal["swiss", "round_robin", "knockout"] = "swiss"
-    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS)] = 3
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS), WHOLE] = 3
     time_control: Annotated[str, Field(max_length=40)] = Field(
         description="required: move:D (days per move) or bank:S+A/M (a time bank), as for games")
-    min_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS)] | None = None
-    max_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS)] = 16
+    min_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS), WHOLE] | None = None
+    max_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS), WHOLE] = 16
     min_rating: Annotated[float, Field(ge=-1000, le=1000)] | None = None
     invite_only: bool = False
     invite: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=MAX_ENTRANTS)
