@@ -3,6 +3,7 @@ pairings and the organiser's actions; refusals name the reason and change nothin
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ludothek.portal import create_app
+from ludothek.storage import StoreError
 from ludothek.storage.models import utcnow
 from tests.portal.conftest import api_user, csrf_of, make_settings, page_login
 from tests.portal.tournament_support import later, play_to_end
@@ -111,3 +113,35 @@ def test_the_pages_create_enter_and_show_a_tournament(db_url: str, lang: str) ->
         assert "Pig cup" in client.get("/games/toypig").text
         assert "Pig cup" in client.get("/users/ann").text
         assert client.get("/tournaments/999").status_code == 404
+
+
+def test_a_withdrawn_players_game_is_played_on_by_a_bot_in_the_running_site(db_url: str) -> None:
+    """In the app (its bot worker thread running), the seat of a player who withdrew is played by a bot to
+    the end; the round then ends and the tournament goes on without them."""
+    with TestClient(create_app(make_settings(db_url, jobs_interval=0))) as client:
+        ann, bob = (api_user(client, n) for n in ("ann", "bob"))
+        tid = client.post("/api/v1/tournaments", json=body(rounds=2), headers=ann).json()["id"]
+        for h in (ann, bob):
+            assert client.post(f"/api/v1/tournaments/{tid}/enter", headers=h).status_code == 200
+        site = client.app.state.portal.site  # type: ignore[attr-defined]
+        site.tournaments.run_due(later())
+        gid = client.get(f"/api/v1/tournaments/{tid}/pairings").json()["rounds"][0]["tables"][0]["game_id"]
+        assert client.post(f"/api/v1/tournaments/{tid}/withdraw", headers=bob).status_code == 200
+        anna = site.accounts.user_by_name("ann")
+        deadline = time.monotonic() + 120
+        i = 0
+        while site.games.game(gid).status == "running":
+            assert time.monotonic() < deadline, "the game did not end"
+            info = site.games.game(gid)
+            if info.to_move == info.seat_of(anna.id):
+                i += 1
+                try:
+                    site.play.submit(gid, "roll" if i % 3 else "hold", info.seq, user_id=anna.id)
+                except StoreError:
+                    pass  # the bot moved meanwhile, or "hold" was not allowed: look again
+            else:
+                time.sleep(0.02)  # the bot's turn: the app's bot worker plays it
+        result = site.games.game(gid).result
+        assert result is not None and any(r.get("left") == "resigned" for r in result)
+        site.tournaments.run_due(later())  # round 1 is over; one entrant left: the tournament ends
+        assert client.get(f"/api/v1/tournaments/{tid}").json()["state"] == "finished"
