@@ -108,8 +108,8 @@ def test_the_pages_create_enter_and_show_a_tournament(db_url: str, lang: str) ->
         page = client.get(r.headers["location"])
         assert page.status_code == 200 and "Pig cup" in page.text and 'id="enter-tournament"' in page.text
         client.post(r.headers["location"] + "/enter", data={"csrf": csrf})
-        page = client.get(r.headers["location"]).text
-        assert 'data-me="entered"' in page and 'id="withdraw-tournament"' in page
+        entered = client.get(r.headers["location"]).text
+        assert 'data-me="entered"' in entered and 'id="withdraw-tournament"' in entered
         assert "Pig cup" in client.get("/tournaments").text
         assert "Pig cup" in client.get("/games/toypig").text
         assert "Pig cup" in client.get("/users/ann").text
