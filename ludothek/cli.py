@@ -399,6 +399,7 @@ def worker(db: str | None, interval: float) -> int:
     from ludothek.workers.clocks import ClockJob
     from ludothek.workers.notices import NoticeRunners, wake_on_redis
     from ludothek.workers.runner import Runner
+    from ludothek.workers.tournaments import TournamentJob
 
     settings = Settings.from_env(db)
     engine = make_engine(settings.db_url)
@@ -410,7 +411,7 @@ def worker(db: str | None, interval: float) -> int:
     # Mail links are signed with the deployment's secret, which lives in the database like the servers'.
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
-    clocks = Runner([ClockJob(site)], interval=interval)
+    clocks = Runner([ClockJob(site), TournamentJob(site)], interval=interval)
     notices = NoticeRunners(mail, interval=min(interval, settings.notice_interval))
     woken = threading.Event()
     if settings.redis_url:

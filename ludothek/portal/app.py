@@ -31,6 +31,7 @@ from ludothek.workers.channels.push import PushChannel, push_channel
 from ludothek.workers.clocks import ClockJob
 from ludothek.workers.mail_links import MailLinks
 from ludothek.workers.runner import Runner
+from ludothek.workers.tournaments import TournamentJob
 
 from . import render, routes
 from .bodylimit import BodyLimit
@@ -169,7 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         site.listeners.append(portal.mail.on_event)
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
-    app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
+    app_jobs = Runner([ClockJob(site), TournamentJob(site)], interval=settings.jobs_interval)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

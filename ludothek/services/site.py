@@ -27,6 +27,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
 ``botaccounts``    `BotAccounts`: bot accounts, their tokens and challenges, the bot leaderboard
+``tournaments``    `Tournaments`: tournaments, their entrants, rounds and standings (issue 31)
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -63,6 +64,7 @@ from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages, state_cache_bytes_from_env
 from .sessions import Sessions
 from .snapkeeper import SnapshotKeeper, snapshot_every_from_env
+from .tournaments.service import Tournaments
 from .webhooks import Webhooks
 
 
@@ -108,3 +110,5 @@ class Site:
                                         snapshot_every_from_env() if snapshot_every is None else snapshot_every)
         self.play.snapshots = self.snapshots
         self.listeners.append(self.snapshots.on_event)
+        #: Issue 31: tournaments (their rounds are started by `ludothek.workers.tournaments`).
+        self.tournaments = Tournaments(self.db, self.games, self.states, self.locks, self.listeners)

@@ -270,7 +270,8 @@ class OutboxRow(Base):
     # Indexes (see migration 0002_mail): few on purpose, each is another page written per move on SQLite.
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(16))
+    #: 24 characters since issue 31 (``tournament_entered``), migration ``0020_tournaments``.
+    kind: Mapped[str] = mapped_column(String(24))
     game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     payload_json: Mapped[str] = mapped_column(Text, default="{}")
@@ -582,3 +583,105 @@ class GameSnapshot(Base):
     rules_version: Mapped[str] = mapped_column(String(20))
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ----------------------------------------------------------------------------- tournaments (issue 31)
+class TournamentRow(Base):
+    """A competition of many games of one kind, run by the site (`ludothek.services.tournaments.site`).
+
+    ``state``: ``open`` (taking entries) → ``running`` (rounds being played; ``paused`` by its organiser
+    stops new rounds) → ``finished``; or ``cancelled``.  ``current_round`` is the last round started:
+    the round start claims the tournament by raising it with a conditional update, so two processes
+    can never start the same round twice.
+    """
+
+    __tablename__ = "tournaments"
+    __table_args__ = {"sqlite_autoincrement": True}
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(40))
+    options_json: Mapped[str] = mapped_column(Text, default="{}")
+    table_size: Mapped[int] = mapped_column(Integer)
+    #: ``swiss``; ``round_robin`` and ``knockout`` once their pairing is registered (`FORMATS`).
+    format: Mapped[str] = mapped_column(String(16), default="swiss")
+    rounds: Mapped[int] = mapped_column(Integer)
+    #: The time control every game gets (required: `ludothek.storage.timecontrol`, as JSON).
+    clock_json: Mapped[str] = mapped_column(Text)
+    #: Points for each place (JSON list, 1st place first); NULL: the default for the table size.
+    points_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    entry_opens: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    entry_closes: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    min_entrants: Mapped[int] = mapped_column(Integer)
+    max_entrants: Mapped[int] = mapped_column(Integer)
+    #: Entrants need at least this rating (the leaderboard's conservative rating) in the game; NULL: anyone.
+    min_rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    invite_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: ``time`` (starts at ``starts_at``) or ``full`` (starts once ``max_entrants`` have entered).
+    start_rule: Mapped[str] = mapped_column(String(8))
+    starts_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: A fixed schedule: round n+1 starts ``round_days`` after round n (and not before its games ended).
+    round_days: Mapped[float | None] = mapped_column(Float, nullable=True)
+    organiser_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    state: Mapped[str] = mapped_column(String(12), default="open", index=True)
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    #: The seed pairing draws with (so a round can be re-derived and checked).
+    seed: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentEntrant(Base):
+    """A person in a tournament: ``invited`` (invitation-only, not yet entered), ``entered``, ``withdrawn``
+    (left by themselves) or ``removed`` (by the organiser).  One row per person and tournament."""
+
+    __tablename__ = "tournament_entrants"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "user_id", name="uq_tournament_entrants_user"),
+        {"sqlite_autoincrement": True},
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(10))
+    #: The rating when they entered (the first round's seeding).
+    rating: Mapped[float] = mapped_column(Float, default=0.0)
+    entered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: When they withdrew or were removed, and the last round started then (their later games are forfeits).
+    left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    left_round: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class TournamentRound(Base):
+    """A round that was started; ``(tournament_id, round_no)`` is unique: each round exists once."""
+
+    __tablename__ = "tournament_rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "round_no", name="uq_tournament_rounds_no"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round_no: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: When every game of the round had ended (seen by the round job).
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentTable(Base):
+    """One table of a round: an ordinary game (``game_id``, unique: a game belongs to one table) with the
+    entrants in seat order (``seats_json``, entrant ids; seat 0 moves first)."""
+
+    __tablename__ = "tournament_tables"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("tournament_rounds.id", ondelete="CASCADE"), index=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    table_no: Mapped[int] = mapped_column(Integer)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), unique=True)
+    seats_json: Mapped[str] = mapped_column(Text)
+
+
+class TournamentBye(Base):
+    """An entrant who sits a round out (the field did not divide into full tables)."""
+
+    __tablename__ = "tournament_byes"
+    round_id: Mapped[int] = mapped_column(ForeignKey("tournament_rounds.id", ondelete="CASCADE"), primary_key=True)
+    entrant_id: Mapped[int] = mapped_column(ForeignKey("tournament_entrants.id", ondelete="CASCADE"),
+                                            primary_key=True)

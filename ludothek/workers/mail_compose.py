@@ -97,6 +97,9 @@ class Composer:
         elif mail.kind in ("invite_declined", "friend_request"):
             parts = (self._people_notice(mail, user.id, lang) if prefs.invites
                      else Skip("invitation mails are off"))
+        elif mail.kind.startswith("tournament_"):
+            # Issue 31: the notice's own words (`Messages`), sent unless game mails are off altogether.
+            parts = self._tournament_notice(mail, user.id) if prefs.turns != "off" else Skip("turn mails are off")
         elif mail.kind == "verify":
             parts = Parts(t("mail_verify_subject", lang), [t("mail_verify_body", lang)],
                           (t("mail_verify_link", lang), self.links.url("verify", user.id, a=to)))
@@ -284,6 +287,15 @@ class Composer:
         subject = "mail_abandon_withdrawn_subject" if mail.payload.get("withdrawn") else "mail_abandon_declined_subject"
         return Parts(t(subject, lang, game=title, id=info.id, name=by),
                      [t("mail_abandon_declined_body", lang, game=title, id=info.id)], link)
+
+    def _tournament_notice(self, mail: QueuedMail, user_id: int) -> Parts | Skip:
+        """A tournament entered, a round started, a tournament ended (issue 31), in the notice's words."""
+        message = self.site.messages.message(user_id, mail.kind, mail.game_id, mail.seq, mail.payload,
+                                             datetime.now(zoneinfo.ZoneInfo("UTC")))
+        if message is None:
+            return Skip("the tournament is gone")
+        return Parts(message.title, [message.body],
+                     (t("mail_open_tournament", message.lang), self.links.base_url + message.path))
 
     def _people_notice(self, mail: QueuedMail, user_id: int, lang: str) -> Parts | Skip:
         """An invitation declined, or someone added me as a friend (issue 30)."""

@@ -63,7 +63,8 @@ def until(check: Callable[[], bool], seconds: float = 30) -> None:
 # ----------------------------------------------------------------------------- kinds and preferences
 def test_every_kind_is_known_and_each_channel_says_what_it_carries() -> None:
     assert set(NOTICE_KINDS) == {"turn", "reminder", "timed_out", "invited", "invite_declined", "abandon_offered",
-                                 "abandon_declined", "ended", "friend_request"}
+                                 "abandon_declined", "ended", "friend_request",
+                                 "tournament_entered", "tournament_round", "tournament_ended"}  # issue 31
     assert set(ACCOUNT_KINDS) == {"verify", "reset", "email_changed", "digest"}
     assert list(CHANNELS) == ["mail", "tab", "push", "webhook"]
     for info in CHANNELS.values():

@@ -25,6 +25,7 @@ from . import (
     operations,
     play,
     push,
+    tournaments,
     webhooks,
 )
 
@@ -37,7 +38,8 @@ def mount(app: FastAPI) -> None:
     operator's routes last, as they are rare.
     """
     mount_api(app, accounts.api, lobby.api, play.api, clocks.api, notify.api, community.api, chat.api,
-              friends.api, admin.api, push.api, webhooks.api, botapi.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
+              friends.api, admin.api, push.api, webhooks.api, botapi.api, tournaments.api,
+              hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(help.pages)  # before the other pages: /games/<kind> must not meet /games/{game_id}
     app.include_router(community.pages)
     app.include_router(lobby.pages)
@@ -51,4 +53,5 @@ def mount(app: FastAPI) -> None:
     app.include_router(friends.pages)
     app.include_router(admin.pages)
     app.include_router(botapi.pages)  # issue 33: the bot leaderboard
+    app.include_router(tournaments.pages)  # issue 31
     app.include_router(operations.router)  # last: matching tries routes in order, and these are rare

@@ -276,6 +276,7 @@ def _profile(request: Request, name: str, status: int = 200, error: str | None =
                       "won": stats[kind].won if kind in stats else 0, "rating": rating, "chart": chart})
     own = user is not None and user.id == profile.user_id
     return render(request, "profile.html", user, status=status, profile=profile, games=games, own=own, error=error,
+                  profile_tournaments=site.tournaments.of_user(profile.user_id, 10),  # issue 31
                   about_text=profile.about if about_text is None else about_text,
                   languages=language_names(profile.languages, lang),
                   all_languages=language_names(LANGUAGE_CODES, lang) if own else [],

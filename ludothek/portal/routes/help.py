@@ -208,6 +208,7 @@ def game_kind_page(request: Request, kind: str, query_lang: LangParam = None) ->
     finished = [game_summary(g, user, lang) for g in site.profiles.finished_games_of_kind(kind, 10)]
     bgg = BGG_URL.format(id=about["bgg"]) if about.get("bgg") else None
     return _render(request, "game_kind.html", lang, game=game, about=about, recent=recent, finished=finished, bgg=bgg,
+                   kind_tournaments=site.tournaments.listing(("open",), limit=10, game=kind),  # issue 31
                    has_rules=game.rules_markdown(lang) is not None or game.rules_markdown("en") is not None)
 
 

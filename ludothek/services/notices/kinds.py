@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 #: What a player may be told about their games and friends, in the order the settings list them.
 NOTICE_KINDS = ("turn", "reminder", "timed_out", "invited", "invite_declined", "abandon_offered",
-                "abandon_declined", "ended", "friend_request")
+                "abandon_declined", "ended", "friend_request",
+                # Issue 31: I entered a tournament, one of its rounds started, it ended (or was called off).
+                "tournament_entered", "tournament_round", "tournament_ended")
 #: Mail-only kinds about the account itself: sent whatever the preferences say (the digest has its own setting).
 ACCOUNT_KINDS = ("verify", "reset", "email_changed", "digest")
 KINDS = NOTICE_KINDS + ACCOUNT_KINDS
@@ -55,7 +57,7 @@ def add_channel(info: ChannelInfo) -> ChannelInfo:
 add_channel(ChannelInfo("mail", NOTICE_KINDS, frozenset(NOTICE_KINDS) - {"friend_request"}))
 add_channel(ChannelInfo("tab", NOTICE_KINDS, frozenset(NOTICE_KINDS)))
 add_channel(ChannelInfo("push", NOTICE_KINDS, frozenset(
-    {"turn", "reminder", "timed_out", "invited", "invite_declined", "abandon_offered", "ended"})))
+    {"turn", "reminder", "timed_out", "invited", "invite_declined", "abandon_offered", "ended", "tournament_round"})))
 add_channel(ChannelInfo("webhook", NOTICE_KINDS, frozenset(NOTICE_KINDS)))
 
 

@@ -90,6 +90,8 @@ class Messages:
         if kind == "friend_request":
             return Message(lang, t("notice_friend_request_title", lang, name=self._name(payload)),
                            t("notice_friend_request_body", lang, name=self._name(payload)), "/friends")
+        if kind.startswith("tournament_"):
+            return self._tournament(kind, lang, payload)
         if kind in ("verify", "reset", "email_changed"):
             words = texts(kind, lang, {})
             return None if words is None else Message(lang, *words, "/account")
@@ -122,6 +124,36 @@ class Messages:
             if isinstance(by, int) and not isinstance(by, bool) and 0 <= by < len(names) and names[by]:
                 words = (words[0], t("notice_turn_moved_body", lang, **{**common, "name": names[by]}))
         return None if words is None else Message(lang, *words, f"/games/{info.id}")
+
+    def _tournament(self, kind: str, lang: str, payload: Mapping[str, Any]) -> Message | None:
+        """A tournament notice (issue 31): the payload names the tournament (and the round)."""
+        tid = payload.get("tournament")
+        if not isinstance(tid, int) or isinstance(tid, bool):
+            return None
+        try:
+            info = self.site.tournaments.get(tid)
+        except NotFound:
+            return None
+        p = {"name": info.name, "game": pick(eng.load(info.game).title, lang), "round": payload.get("round", 0),
+             "rounds": info.rounds}
+        path = f"/tournaments/{tid}"
+        if kind == "tournament_entered":
+            return Message(lang, t("notice_tournament_entered_title", lang, **p),
+                           t("notice_tournament_entered_body", lang, **p), path)
+        if kind == "tournament_round":
+            game = payload.get("game")
+            if isinstance(game, int) and not isinstance(game, bool):
+                return Message(lang, t("notice_tournament_round_title", lang, **p),
+                               t("notice_tournament_round_body", lang, **p), f"/games/{game}")
+            return Message(lang, t("notice_tournament_round_title", lang, **p),
+                           t("notice_tournament_bye_body", lang, **p), path)
+        if kind == "tournament_ended":
+            if payload.get("cancelled"):
+                return Message(lang, t("notice_tournament_cancelled_title", lang, **p),
+                               t("notice_tournament_cancelled_body", lang, **p), path)
+            return Message(lang, t("notice_tournament_ended_title", lang, **p),
+                           t("notice_tournament_ended_body", lang, **p), path)
+        return None
 
     def _game(self, game_id: int | None) -> GameInfo | None:
         if game_id is None:
