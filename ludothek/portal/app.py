@@ -165,6 +165,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(site)], interval=settings.jobs_interval)
+    # The monthly open-data export (issue 32): a runner of its own, so that writing a month never delays a clock.
+    from ludothek.workers.exports import ExportJob
+
+    export_jobs = Runner([ExportJob(site, settings.export_dir)], interval=60.0)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -174,6 +178,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         if settings.jobs_interval > 0:
             app_jobs.start()
+            if settings.exports:
+                export_jobs.start()
         if bots is not None:
             bots.start()
         if portal.dbwatch is not None:
@@ -188,6 +194,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if portal.mail is not None:
                 await asyncio.to_thread(portal.mail.stop)
             app_jobs.stop()
+            export_jobs.stop()
             if bots is not None:
                 await asyncio.to_thread(bots.stop)
             if portal.dbwatch is not None:

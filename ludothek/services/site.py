@@ -26,6 +26,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``bots``           `BotTurns`: claiming bot turns and storing their moves through ``play``
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
+``opendata``       `OpenData`: the monthly open-data exports and the players' opt-out (issue 32)
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -61,6 +62,7 @@ from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
 from .sessions import Sessions
 from .webhooks import Webhooks
+from .opendata import OpenData
 
 
 class Site:
@@ -97,3 +99,5 @@ class Site:
         self.bots = BotTurns(BotTurnQueue(self.db), self.games, self.play)
         self.admin = Admin(self.db, self.games, self.states, self.locks, self.listeners, self.sessions, self.users)
         self.webhooks = Webhooks(self.db)
+        #: Issue 32: the monthly open-data exports (written by `ludothek.workers.exports`) and the opt-out.
+        self.opendata = OpenData(self.db)
