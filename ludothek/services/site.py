@@ -56,13 +56,13 @@ from .community.social import Social
 from .lobby import Lobby
 from .notices import Messages, NoticePrefs
 from .notify import Notify
+from .opendata import OpenData
 from .outbox import Outbox
 from .play import Play
 from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
 from .sessions import Sessions
 from .webhooks import Webhooks
-from .opendata import OpenData
 
 
 class Site:

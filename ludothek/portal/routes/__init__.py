@@ -21,6 +21,7 @@ from . import (
     help,
     lobby,
     notify,
+    opendata,
     operations,
     play,
     push,
@@ -36,7 +37,7 @@ def mount(app: FastAPI) -> None:
     operator's routes last, as they are rare.
     """
     mount_api(app, accounts.api, lobby.api, play.api, clocks.api, notify.api, community.api, chat.api,
-              friends.api, admin.api, push.api, webhooks.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
+              friends.api, admin.api, push.api, webhooks.api, opendata.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(help.pages)  # before the other pages: /games/<kind> must not meet /games/{game_id}
     app.include_router(community.pages)
     app.include_router(lobby.pages)
@@ -49,4 +50,5 @@ def mount(app: FastAPI) -> None:
     app.include_router(chat.pages)
     app.include_router(friends.pages)
     app.include_router(admin.pages)
+    app.include_router(opendata.pages)  # the open-data page, its downloads, the account page's opt-out
     app.include_router(operations.router)  # last: matching tries routes in order, and these are rare

@@ -291,6 +291,7 @@ class OpenData:
             _sync_dir(folder)
         except BaseException:
             partial.unlink(missing_ok=True)
+            _games_path(partial).unlink(missing_ok=True)
             raise
         now = clock()
         if not self._publish(month, owner, final, size, digest, games, now):
@@ -305,43 +306,58 @@ class OpenData:
             return conn.execute(select(OpenDataExport.file).where(OpenDataExport.month == month)).scalar()
 
     def _write(self, month: str, path: Path, owner: str, clock: Callable[[], datetime]) -> tuple[int, str]:
-        """The archive of ``month`` at ``path`` (flushed to disk): the number of games and its SHA-256."""
+        """The archive of ``month`` at ``path`` (flushed to disk): the number of games and its SHA-256.
+
+        The compressed lines go to a temporary file beside it first (a busy month is too big to hold in
+        memory), which is copied into the archive and removed.
+        """
         stamp = int(month_start(next_month(month)).timestamp())
-        body = io.BytesIO()
+        lines = _games_path(path)
         count = 0
-        games_hash = hashlib.sha256()
-        # The compressed lines are kept in memory: a month of a busy site is some tens of MB.
-        with gzip.GzipFile(filename="", mode="wb", fileobj=body, mtime=0, compresslevel=6) as gz:
-            for record in self.records(month):
-                gz.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
-                count += 1
-                if self.progress is not None:
-                    self.progress(count)
-                if count % RENEW_EVERY == 0:
-                    self.renew(month, owner, clock())
-        data = body.getvalue()
-        games_hash.update(data)
-        games_sha = games_hash.hexdigest()
-        text = readme(month, count, games_sha, self.site_name).encode()
-        sums_text = sums({GAMES_FILE: games_sha, README_FILE: hashlib.sha256(text).hexdigest()}).encode()
-        stem = ARCHIVE_STEM.format(month=month)
-        with open(path, "wb") as out:
-            with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                for name, content in ((README_FILE, text), (SUMS_FILE, sums_text), (GAMES_FILE, data)):
-                    info = tarfile.TarInfo(f"{stem}/{name}")
-                    info.size = len(content)
-                    info.mtime = stamp
-                    info.mode = 0o644
-                    info.uname = info.gname = ""
-                    tar.addfile(info, io.BytesIO(content))
-            out.flush()
-            os.fsync(out.fileno())
+        try:
+            with open(lines, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                         compresslevel=6) as gz:
+                for record in self.records(month):
+                    gz.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+                    count += 1
+                    if self.progress is not None:
+                        self.progress(count)
+                    if count % RENEW_EVERY == 0:
+                        self.renew(month, owner, clock())
+            games_sha = _sha256_of(lines)
+            text = readme(month, count, games_sha, self.site_name).encode()
+            sums_text = sums({GAMES_FILE: games_sha, README_FILE: hashlib.sha256(text).hexdigest()}).encode()
+            stem = ARCHIVE_STEM.format(month=month)
+            with open(path, "wb") as out, open(lines, "rb") as compressed:
+                with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                    for name, size, content in ((README_FILE, len(text), io.BytesIO(text)),
+                                                (SUMS_FILE, len(sums_text), io.BytesIO(sums_text)),
+                                                (GAMES_FILE, lines.stat().st_size, compressed)):
+                        info = tarfile.TarInfo(f"{stem}/{name}")
+                        info.size = size
+                        info.mtime = stamp
+                        info.mode = 0o644
+                        info.uname = info.gname = ""
+                        tar.addfile(info, content)
+                out.flush()
+                os.fsync(out.fileno())
+        finally:
+            lines.unlink(missing_ok=True)
         self.renew(month, owner, clock())
-        digest = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                digest.update(chunk)
-        return count, digest.hexdigest()
+        return count, _sha256_of(path)
+
+
+def _games_path(partial: Path) -> Path:
+    """The temporary file of the compressed lines, beside the archive's (both swept as partials)."""
+    return partial.with_name(partial.name.removesuffix(".partial") + "-games.partial")
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _sweep_partials(folder: Path, stem: str) -> None:
