@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from ludothek.devtools.gamefill import add_users, fill
 from ludothek.services import Site
@@ -86,7 +86,7 @@ def test_the_same_games_give_the_same_bytes(tmp_path: Path) -> None:
     site, _ = site_with_games(url, games=10)
     first = site.opendata.run_month("2026-10", tmp_path / "one", "w1", lambda: AFTER)
     with site.engine.begin() as conn:
-        conn.execute(OpenDataExport.__table__.delete())
+        conn.execute(delete(OpenDataExport))
     second = site.opendata.run_month("2026-10", tmp_path / "two", "w2", lambda: AFTER + timedelta(hours=5))
     assert first is not None and second is not None
     assert first.sha256 == second.sha256 and first.file == second.file
