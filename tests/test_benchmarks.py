@@ -21,3 +21,12 @@ def test_every_benchmark_module_has_a_run_function_for_make_bench() -> None:
         if run is None or not callable(run) or needed:
             missing.append(name)
     assert not missing, f"benchmarks without a run() that make bench can call: {missing}"
+
+
+def test_the_open_data_benchmark_runs_small() -> None:
+    """`benchmarks/bench_open_data.py` at a tiny size: every record of its dump replays to its result."""
+    from benchmarks import bench_open_data
+
+    rows = {name: (value, note) for name, value, _unit, note in bench_open_data.run(games=12)}
+    assert rows["open data: replayed to identical results"][0] == 100.0
+    assert "12 records, 0 mismatched, 0 corrupt" in rows["open data: dump verify"][1]
