@@ -106,7 +106,9 @@ class Server:
         log_path = os.environ.get("BENCH_SERVER_LOG")
         self._log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                                     stderr=self._log or subprocess.DEVNULL, env={**os.environ, **(env or {})})
+                                     stderr=self._log or subprocess.DEVNULL,
+                                     # No open-data export (issue 32) of the benchmark's old games meanwhile.
+                                     env={**os.environ, "LUDOTHEK_EXPORTS": "off", **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:

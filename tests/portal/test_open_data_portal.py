@@ -113,3 +113,19 @@ def test_the_opt_out_on_the_account_page_and_through_the_api(client: TestClient)
     assert client.get("/api/v1/me/open-data", headers=auth).json() == on  # the bad request changed nothing
     client.cookies.clear()  # hedda's session, which the API also accepts
     assert client.get("/api/v1/me/open-data").status_code == 401
+
+
+def test_a_server_process_runs_the_export_job(db_url: str, tmp_path: Path) -> None:
+    """With ``LUDOTHEK_EXPORTS`` on (the default outside tests), a server writes a due month by itself."""
+    import time
+
+    app = create_app(make_settings(db_url, export_dir=tmp_path / "auto", exports=True))
+    site = app.state.portal.site
+    fill(site.engine, 5, add_users(site.engine, 4), datetime(2025, 3, 1, tzinfo=UTC), datetime(2025, 3, 2, tzinfo=UTC))
+    with TestClient(app) as client:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not client.get("/api/v1/open-data").json()["items"]:
+            time.sleep(0.2)
+        items = client.get("/api/v1/open-data").json()["items"]
+        assert items and items[-1]["month"] == "2025-03" and items[-1]["games"] == 5
+        assert client.get(items[-1]["url"]).status_code == 200
