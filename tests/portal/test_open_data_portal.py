@@ -103,6 +103,9 @@ def test_the_opt_out_on_the_account_page_and_through_the_api(client: TestClient)
     assert t("export_pref_saved_pseudonym", "en") in page
     assert 'name="pseudonym" value="1" checked' in page
     assert client.post("/account/open-data", data={"csrf": "forged", "pseudonym": ""}).status_code == 403
+    bad = client.post("/account/open-data", data={"csrf": csrf, "pseudonym": "maybe"})
+    assert bad.status_code == 400 and t("err_bad_export_pref", "en") in html.unescape(bad.text)
+    assert 'name="pseudonym" value="1" checked' in client.get("/account").text  # unchanged
     auth = api_user(client, "ingo")
     assert client.get("/api/v1/me/open-data", headers=auth).json() == {"pseudonym": False, "shown_as": "ingo"}
     on = client.put("/api/v1/me/open-data", json={"pseudonym": True}, headers=auth).json()

@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from ludothek.services.opendata import ExportInfo
 from ludothek.services.opendata.layout import MONTH_RE, month_start
-from ludothek.storage import NotFound, UserInfo
+from ludothek.storage import BadRequest, NotFound, UserInfo
 
 from ..contract import Cursor, Limit, Page, paginate, refusals
 from ..deps import CsrfField, MaybeUser, User, check_csrf, current_user, lang_of, need_user, portal_of
@@ -82,6 +82,8 @@ def set_pref(request: Request, csrf: CsrfField, pseudonym: Annotated[str, Form()
     """The account page's choice: my name in the exports, or my pseudonym."""
     check_csrf(request, csrf)
     user = need_user(request)
+    if pseudonym not in ("", "1"):
+        raise BadRequest("choose your user name or your pseudonym", code_key="bad_export_pref")
     on = pseudonym == "1"
     portal_of(request).site.opendata.set_pseudonymous(user.id, on)
     return redirect_with_notice(request, "/account#export-prefs", "export_pref_saved_pseudonym" if on
