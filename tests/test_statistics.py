@@ -22,9 +22,9 @@ def test_wilson_interval() -> None:
 
 
 def test_purchases_leave_out_what_was_taken_back() -> None:
-    actions = [{"seat": "chance", "action": "dice:3"}, {"seat": 0, "action": "build:cafe"},
-               {"seat": 0, "action": "undo"}, {"seat": 0, "action": "build:bakery"},
-               {"seat": 1, "action": "pass"}, {"seat": 1, "action": "build:train_station"}]
+    actions: list[dict[str, object]] = [{"seat": "chance", "action": "dice:3"}, {"seat": 0, "action": "build:cafe"},
+                                        {"seat": 0, "action": "undo"}, {"seat": 0, "action": "build:bakery"},
+                                        {"seat": 1, "action": "pass"}, {"seat": 1, "action": "build:train_station"}]
     assert purchases("machikoro", actions, 2) == [["bakery"], ["train_station"]]
     assert purchases("rolltheages", [{"seat": 0, "action": "buy:agriculture:cloth+metal"},
                                      {"seat": 0, "action": "work:city:3"},
