@@ -108,7 +108,8 @@ class Server:
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                                      stderr=self._log or subprocess.DEVNULL,
                                      # No open-data export (issue 32) of the benchmark's old games meanwhile.
-                                     env={**os.environ, "LUDOTHEK_EXPORTS": "off", **(env or {})})
+                                     env={**os.environ, "LUDOTHEK_EXPORTS": "off", "LUDOTHEK_STATISTICS": "off",
+                                          **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:

@@ -436,8 +436,10 @@ def worker(db: str | None, interval: float) -> int:
     mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
     clocks = Runner([ClockJob(site)], interval=interval)
     from ludothek.workers.exports import ExportJob
+    from ludothek.workers.statistics import StatisticsJob
 
-    exports = Runner([ExportJob(site, settings.export_dir)], interval=60.0)
+    exports = Runner([ExportJob(site, settings.export_dir)] * settings.exports
+                     + [StatisticsJob(site)] * settings.statistics, interval=60.0)
     notices = NoticeRunners(mail, interval=min(interval, settings.notice_interval))
     woken = threading.Event()
     if settings.redis_url:
@@ -451,7 +453,7 @@ def worker(db: str | None, interval: float) -> int:
     print(f"Ludothek worker on {settings.db_url}: clocks every {interval:g} s, notices on "
           f"{', '.join(c.name for c in mail.channels)}", flush=True)
     clocks.start()
-    if settings.exports:
+    if exports.jobs:
         exports.start()
     try:
         notices.run_forever()

@@ -147,6 +147,8 @@ class Settings:
     #: from (``LUDOTHEK_EXPORT_DIR``), and whether this process runs the export job (``LUDOTHEK_EXPORTS``).
     export_dir: Path = DEFAULT_DB_DIR / "exports"
     exports: bool = True
+    #: Whether this process runs the nightly statistics rebuild (``LUDOTHEK_STATISTICS``; issue 32).
+    statistics: bool = True
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
@@ -185,6 +187,7 @@ class Settings:
             webhook_timeout=float(os.environ.get("LUDOTHEK_WEBHOOK_TIMEOUT", "5")),
             export_dir=Path(os.environ.get("LUDOTHEK_EXPORT_DIR") or DEFAULT_DB_DIR / "exports"),
             exports=os.environ.get("LUDOTHEK_EXPORTS", "on") != "off",
+            statistics=os.environ.get("LUDOTHEK_STATISTICS", "on") != "off",
         )
 
 

@@ -27,6 +27,7 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``admin``          `Admin`: users, blocking, ending games
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
 ``opendata``       `OpenData`: the monthly open-data exports and the players' opt-out (issue 32)
+``statistics``     `Statistics`: win rates per game, seat, purchase and opening, rebuilt nightly (issue 32)
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -62,6 +63,7 @@ from .play import Play
 from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages
 from .sessions import Sessions
+from .statistics import Statistics
 from .webhooks import Webhooks
 
 
@@ -101,3 +103,5 @@ class Site:
         self.webhooks = Webhooks(self.db)
         #: Issue 32: the monthly open-data exports (written by `ludothek.workers.exports`) and the opt-out.
         self.opendata = OpenData(self.db)
+        #: Issue 32: the statistics per game, rebuilt nightly by `ludothek.workers.statistics`.
+        self.statistics = Statistics(self.db)

@@ -567,3 +567,24 @@ class ExportPref(Base):
     __tablename__ = "export_prefs"
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameStatistics(Base):
+    """The statistics of one game kind as last rebuilt (`ludothek.services.statistics`): every figure as JSON."""
+
+    __tablename__ = "game_statistics"
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    built_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Finished games counted (people's and bot games together).
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    figures_json: Mapped[str] = mapped_column(Text, default="[]")
+
+
+class StatisticsBuild(Base):
+    """The claim of one night's rebuild (``day``: YYYY-MM-DD, UTC): one worker rebuilds, once a day."""
+
+    __tablename__ = "statistics_builds"
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    status: Mapped[str] = mapped_column(String(8), default="running")
+    owner: Mapped[str] = mapped_column(String(80))
+    lease_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))

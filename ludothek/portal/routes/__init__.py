@@ -25,6 +25,7 @@ from . import (
     operations,
     play,
     push,
+    statistics,
     webhooks,
 )
 
@@ -37,8 +38,9 @@ def mount(app: FastAPI) -> None:
     operator's routes last, as they are rare.
     """
     mount_api(app, accounts.api, lobby.api, play.api, clocks.api, notify.api, community.api, chat.api,
-              friends.api, admin.api, push.api, webhooks.api, opendata.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
+              friends.api, admin.api, push.api, webhooks.api, opendata.api, statistics.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(help.pages)  # before the other pages: /games/<kind> must not meet /games/{game_id}
+    app.include_router(statistics.pages)  # /games/<kind>/statistics, before /games/{game_id}
     app.include_router(community.pages)
     app.include_router(lobby.pages)
     app.include_router(accounts.pages)

@@ -3,11 +3,13 @@ by the first purchase, each with its count and a 95 % interval, raw and adjusted
 
 `compute` is the arithmetic on game records (the open-data record format): it needs no database, so the
 same numbers come from the site's games and from a downloaded export.  Bot games are kept apart from
-people's games.  (Not yet here: the nightly rebuild, the page and the API.)
+people's games.  `rebuild.Statistics` rebuilds them from the stored games (nightly, in the workers) and keeps them per game.
 """
 
 from __future__ import annotations
 
 from .compute import Figure, GameFacts, SeatFacts, facts_of, figures, purchases, wilson
+from .rebuild import GameTable, Statistics
 
-__all__ = ["Figure", "GameFacts", "SeatFacts", "facts_of", "figures", "purchases", "wilson"]
+__all__ = ["Figure", "GameFacts", "GameTable", "SeatFacts", "Statistics", "facts_of", "figures", "purchases",
+           "wilson"]
