@@ -30,3 +30,11 @@ def test_the_open_data_benchmark_runs_small() -> None:
     rows = {name: (value, note) for name, value, _unit, note in bench_open_data.run(games=12)}
     assert rows["open data: replayed to identical results"][0] == 100.0
     assert "12 records, 0 mismatched, 0 corrupt" in rows["open data: dump verify"][1]
+
+
+def test_the_statistics_benchmark_runs_small() -> None:
+    """`benchmarks/bench_statistics.py` at a tiny size: the rebuild counts every stored game."""
+    from benchmarks import bench_statistics
+
+    [(name, value, unit, note)] = bench_statistics.run(games=20)
+    assert name == "statistics: rebuild" and unit == "s CPU" and value >= 0 and note.startswith("20 games")
