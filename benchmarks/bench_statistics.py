@@ -38,7 +38,8 @@ POOL = int(os.environ.get("BENCH_STATS_POOL", "400"))
 
 def _store(engine: Any, games: int, users: list[int], rng: random.Random) -> int:
     pool = []
-    for i in range(POOL):
+    size = min(POOL, games)
+    for i in range(size):
         state = playout(KINDS[i % len(KINDS)], rng.choice((2, 2, 3, 4)), rng)
         pool.append((state.game.id, state.num_players, json.dumps(state.options), json.dumps(state.result_json()),
                      [(e.seat, e.action) for e in state.history()], {r["seat"]: r["rank"] for r in state.result_json()}))
@@ -46,7 +47,7 @@ def _store(engine: Any, games: int, users: list[int], rng: random.Random) -> int
     actions_total = 0
     rows: dict[str, list[dict[str, Any]]] = {"g": [], "s": [], "a": [], "r": []}
     for gid in range(1, games + 1):
-        kind, n, options, result, actions, ranks = pool[gid % POOL]
+        kind, n, options, result, actions, ranks = pool[gid % size]
         people = rng.sample(users, n)
         bot = rng.randrange(n) if n > 2 and rng.random() < 0.2 else None
         when = start + timedelta(minutes=gid)
