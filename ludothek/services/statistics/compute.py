@@ -190,7 +190,8 @@ def figures(games: Iterable[GameFacts]) -> list[Figure]:
                 a, b = model
                 chances = [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, a + b * (s.strength or 0.0)))))
                            for s in having]
-                adjusted = fig.rate - sum(chances) / len(chances) + base
+                # A rate: kept within 0 to 1 (a small group of weak players who never won would go below 0).
+                adjusted = min(1.0, max(0.0, fig.rate - sum(chances) / len(chances) + base))
                 se = math.sqrt(sum(p * (1 - p) for p in chances)) / len(having)
                 fig.adjusted = adjusted
                 fig.adjusted_low = max(0.0, adjusted - Z95 * se)
