@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from ludothek.devtools.gamefill import add_users, fill
 from ludothek.portal import create_app
 from ludothek.services import Site
-from ludothek.storage import make_engine
+from ludothek.storage import make_engine, migrate
 from ludothek.texts import t
 from ludothek.workers.statistics import StatisticsJob
 from tests.portal.conftest import csrf_of, make_settings
@@ -73,3 +73,32 @@ def test_the_page_and_the_api(stats_app: Any) -> None:
         de = html.unescape(client.get("/games/machikoro/statistics").text)
         assert "Aus 60 beendeten Partien" in de and t("stats_feature_seat", "de") in de
         assert 'href="/games/machikoro/statistics"' in client.get("/games/machikoro/leaderboard").text
+
+
+def test_the_rebuild_reads_the_same_purchases_as_the_whole_records(db_url: str) -> None:
+    """The rebuild reads only purchases and undo entries (whole games where there is an undo): the same
+    purchases as every entry read and replayed in order."""
+    from sqlalchemy import select
+
+    from ludothek.services.statistics import purchases
+    from ludothek.storage.models import ActionRow, GameRow
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    site = Site(engine)
+    fill(engine, 80, add_users(engine, 6), datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC),
+         seed=12)
+    facts = list(site.statistics.facts())
+    with engine.begin() as conn:
+        games = conn.execute(select(GameRow.id, GameRow.game, GameRow.num_players).order_by(GameRow.id)).all()
+        rows = conn.execute(select(ActionRow.game_id, ActionRow.seat, ActionRow.action)
+                            .order_by(ActionRow.game_id, ActionRow.seq)).all()
+    with_undo = {r.game_id for r in rows if r.action == "undo"}
+    assert with_undo and len(with_undo) < len(games)  # both kinds are checked
+    assert len(facts) == len(games)
+    for fact, game in zip(facts, games, strict=True):
+        actions = [{"seat": "chance" if r.seat < 0 else r.seat, "action": r.action} for r in rows
+                   if r.game_id == game.id]
+        whole = purchases(game.game, actions, game.num_players)
+        assert [set(b) for b in whole] == [set(s.bought) for s in fact.seats], game.id
+        assert [b[0] if b else None for b in whole] == [s.opening for s in fact.seats], game.id

@@ -30,6 +30,8 @@ from ludothek.engine import UNDO
 from ludothek.engine.records import taken_back
 
 Z95 = 1.959963984540054
+#: Every action that may be a purchase begins with one of these (`_item` decides, per game).
+PURCHASE_PREFIXES = ("build:", "buy:", "work:", "train:", "contract:", "take:")
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:

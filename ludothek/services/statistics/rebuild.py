@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from ludothek.engine import UNDO
 from ludothek.storage.database import Database
 from ludothek.storage.info import aware
 from ludothek.storage.models import ActionRow, GameRow, GameStatistics, RatingChange, SeatRow, StatisticsBuild
 
-from .compute import Figure, GameFacts, facts_of, figures
+from .compute import PURCHASE_PREFIXES, Figure, GameFacts, facts_of, figures
 
 BATCH = 1000
 #: How long a rebuild's claim holds (a worker that died leaves the day to another after it).
@@ -58,9 +59,18 @@ class Statistics:
                                      .where(SeatRow.game_id.in_(ids))).all()
                 ratings = conn.execute(select(RatingChange.game_id, RatingChange.user_id, RatingChange.mu_before)
                                        .where(RatingChange.game_id.in_(ids))).all()
+                # Only purchases and undo entries are read: most entries are neither.  A game with an undo
+                # needs all its entries (an undo takes back whatever came last), so those are read again whole.
+                wanted = or_(ActionRow.action == UNDO, *(ActionRow.action.like(p + "%") for p in PURCHASE_PREFIXES))
                 actions = conn.execute(select(ActionRow.game_id, ActionRow.seat, ActionRow.action)
-                                       .where(ActionRow.game_id.in_(ids))
+                                       .where(ActionRow.game_id.in_(ids), wanted)
                                        .order_by(ActionRow.game_id, ActionRow.seq)).all()
+                undone = {a.game_id for a in actions if a.action == UNDO}
+                if undone:
+                    whole = conn.execute(select(ActionRow.game_id, ActionRow.seat, ActionRow.action)
+                                         .where(ActionRow.game_id.in_(sorted(undone)))
+                                         .order_by(ActionRow.game_id, ActionRow.seq)).all()
+                    actions = [a for a in actions if a.game_id not in undone] + list(whole)
             by_game: dict[int, list[dict[str, Any]]] = {}
             for a in actions:
                 by_game.setdefault(a.game_id, []).append({"seat": "chance" if a.seat < 0 else a.seat,
