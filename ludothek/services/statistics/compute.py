@@ -177,6 +177,12 @@ def figures(games: Iterable[GameFacts]) -> list[Figure]:
         model = _fit([(s.strength or 0.0, s.won) for s in rated]) if group == "people" and len(rated) >= 10 \
             else None
         base = sum(s.won for s in seats) / len(seats) if seats else 0.0
+        # Each seat's win chance by its strength alone, once (a seat is in many buckets).
+        chance: dict[int, float] = {}
+        if model is not None:
+            a, b = model
+            chance = {id(s): 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, a + b * (s.strength or 0.0)))))
+                      for s in rated}
         buckets: dict[tuple[str, str], list[SeatFacts]] = {}
         for s in seats:
             buckets.setdefault(("seat", str(s.seat + 1)), []).append(s)
@@ -189,9 +195,7 @@ def figures(games: Iterable[GameFacts]) -> list[Figure]:
             low, high = wilson(wins, len(having))
             fig = Figure(kind, options, group, feature, value, len(having), wins, wins / len(having), low, high)
             if model is not None and all(s.strength is not None for s in having):
-                a, b = model
-                chances = [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, a + b * (s.strength or 0.0)))))
-                           for s in having]
+                chances = [chance[id(s)] for s in having]
                 # A rate: kept within 0 to 1 (a small group of weak players who never won would go below 0).
                 adjusted = min(1.0, max(0.0, fig.rate - sum(chances) / len(chances) + base))
                 se = math.sqrt(sum(p * (1 - p) for p in chances)) / len(having)
