@@ -25,6 +25,8 @@ from ludothek.storage.models import ActionRow, GameRow, GameStatistics, RatingCh
 from .compute import PURCHASE_PREFIXES, Figure, GameFacts, facts_of, figures
 
 BATCH = 1000
+#: An entry that was not read (neither a purchase nor an undo): a plain action, for `taken_back`.
+PLAIN: dict[str, Any] = {"seat": "chance", "action": ""}
 #: How long a rebuild's claim holds (a worker that died leaves the day to another after it).
 LEASE = timedelta(minutes=30)
 
@@ -49,7 +51,7 @@ class Statistics:
         while True:
             with self.db.engine.begin() as conn:
                 games = conn.execute(select(GameRow.id, GameRow.game, GameRow.num_players, GameRow.options_json,
-                                            GameRow.result_json)
+                                            GameRow.result_json, GameRow.seq)
                                      .where(GameRow.status == "finished", GameRow.id > after)
                                      .order_by(GameRow.id).limit(BATCH)).all()
                 if not games:
@@ -59,22 +61,24 @@ class Statistics:
                                      .where(SeatRow.game_id.in_(ids))).all()
                 ratings = conn.execute(select(RatingChange.game_id, RatingChange.user_id, RatingChange.mu_before)
                                        .where(RatingChange.game_id.in_(ids))).all()
-                # Only purchases and undo entries are read: most entries are neither.  A game with an undo
-                # needs all its entries (an undo takes back whatever came last), so those are read again whole.
+                # Only purchases and undo entries are read: most entries are neither.  Where a game has an
+                # undo, the entries not read stand in as plain actions at their move numbers (an undo takes
+                # back whatever came last; the move numbers are contiguous), so `taken_back` sees the truth.
                 wanted = or_(ActionRow.action == UNDO, *(ActionRow.action.like(p + "%") for p in PURCHASE_PREFIXES))
-                actions = conn.execute(select(ActionRow.game_id, ActionRow.seat, ActionRow.action)
+                actions = conn.execute(select(ActionRow.game_id, ActionRow.seq, ActionRow.seat, ActionRow.action)
                                        .where(ActionRow.game_id.in_(ids), wanted)
                                        .order_by(ActionRow.game_id, ActionRow.seq)).all()
-                undone = {a.game_id for a in actions if a.action == UNDO}
-                if undone:
-                    whole = conn.execute(select(ActionRow.game_id, ActionRow.seat, ActionRow.action)
-                                         .where(ActionRow.game_id.in_(sorted(undone)))
-                                         .order_by(ActionRow.game_id, ActionRow.seq)).all()
-                    actions = [a for a in actions if a.game_id not in undone] + list(whole)
+            lengths = {g.id: g.seq for g in games}
             by_game: dict[int, list[dict[str, Any]]] = {}
             for a in actions:
                 by_game.setdefault(a.game_id, []).append({"seat": "chance" if a.seat < 0 else a.seat,
-                                                          "action": a.action})
+                                                          "action": a.action, "seq": a.seq})
+            for gid, entries in by_game.items():
+                if any(e["action"] == UNDO for e in entries):
+                    full: list[dict[str, Any]] = [PLAIN] * max(lengths[gid], entries[-1]["seq"] + 1)
+                    for e in entries:
+                        full[e["seq"]] = e
+                    by_game[gid] = full
             mu = {(r.game_id, r.user_id): r.mu_before for r in ratings}
             bots: dict[int, list[int]] = {}
             users: dict[int, dict[int, int | None]] = {}
