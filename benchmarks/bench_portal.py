@@ -108,8 +108,10 @@ class Server:
         self._log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
                                      stderr=self._log or subprocess.DEVNULL,
-                                     # turns handed on at once: the scripted players never confirm a turn
-                                     env={**os.environ, "LUDOTHEK_HANDOVER_SECONDS": "0", **(env or {})})
+                                     # turns handed on at once: the scripted players never confirm a turn;
+                                     # no open-data export (issue 32) of the benchmark's old games meanwhile
+                                     env={**os.environ, "LUDOTHEK_HANDOVER_SECONDS": "0", "LUDOTHEK_EXPORTS": "off",
+                                          "LUDOTHEK_STATISTICS": "off", **(env or {})})
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:

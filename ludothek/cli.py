@@ -383,7 +383,31 @@ def build_parser() -> argparse.ArgumentParser:
     p_rpt.add_argument("--all", action="store_true", help="resolved reports too")
     p_rpt.add_argument("--json", action="store_true", help="one JSON object per line")
     p_rpt.add_argument("--resolve", type=int, metavar="ID", help="mark report ID as dealt with")
+    p_dump = sub.add_parser("dump", help="open-data exports: check a downloaded month")
+    dump = p_dump.add_subparsers(dest="dump_command", required=True, metavar="DUMP_COMMAND")
+    p_ver = dump.add_parser("verify", help="replay every record of an export to its stored result "
+                                           "(exit 1 on any mismatch or corrupt line)")
+    p_ver.add_argument("file", help="an export archive (ludothek-games-YYYY-MM.tar), its games.jsonl.gz, "
+                                    "or JSON lines")
+    p_ver.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
     return parser
+
+
+def dump_verify(path: str, quiet: bool = False, out: TextIO | None = None) -> int:
+    """``ludothek dump verify FILE``: each mismatch and corrupt line, then a summary; 1 if anything is wrong."""
+    from ludothek.services.opendata import verify_dump
+
+    out = out or sys.stdout
+    report = verify_dump(path)
+    if not quiet:
+        for line, game, what in report.problems:
+            where = f"line {line}" + (f" (game {game})" if game is not None else "")
+            print(f"{where}: {what}", file=out)
+        shown = len(report.problems)
+        if shown < report.mismatches + report.corrupt:
+            print(f"... and {report.mismatches + report.corrupt - shown} more", file=out)
+    print(report.summary(), file=out if report.passed else sys.stderr)
+    return 0 if report.passed else 1
 
 
 def worker(db: str | None, interval: float) -> int:
@@ -412,6 +436,11 @@ def worker(db: str | None, interval: float) -> int:
     secret = settings.secret_key or site.db.meta("session_secret", lambda: secrets.token_urlsafe(48))
     mail = make_mail_job(settings, site, MailLinks(secret, settings.base_url, settings.email_undo_days))
     clocks = Runner([ClockJob(site), TournamentJob(site)], interval=interval)
+    from ludothek.workers.exports import ExportJob
+    from ludothek.workers.statistics import StatisticsJob
+
+    exports = Runner([ExportJob(site, settings.export_dir)] * settings.exports
+                     + [StatisticsJob(site)] * settings.statistics, interval=60.0)
     notices = NoticeRunners(mail, interval=min(interval, settings.notice_interval))
     woken = threading.Event()
     if settings.redis_url:
@@ -425,6 +454,8 @@ def worker(db: str | None, interval: float) -> int:
     print(f"Ludothek worker on {settings.db_url}: clocks every {interval:g} s, notices on "
           f"{', '.join(c.name for c in mail.channels)}", flush=True)
     clocks.start()
+    if exports.jobs:
+        exports.start()
     try:
         notices.run_forever()
     except KeyboardInterrupt:
@@ -432,6 +463,7 @@ def worker(db: str | None, interval: float) -> int:
     finally:
         woken.set()
         clocks.stop()
+        exports.stop()
         mail.stop()
         engine.dispose()
     return 0
@@ -617,6 +649,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return reports(args.db, args.all, args.json, args.resolve)
     if args.command == "admin":
         return admin(args)
+    if args.command == "dump" and args.dump_command == "verify":
+        return dump_verify(args.file, args.quiet)
     return 2
 
 

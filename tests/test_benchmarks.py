@@ -56,3 +56,18 @@ def test_the_peer_comparison_says_how_the_workloads_differ() -> None:
 
     for topic in ("Game:", "Durability:", "The move:", "The other seat:", "Clients:"):
         assert topic in WORKLOAD_DIFFERENCES
+def test_the_open_data_benchmark_runs_small() -> None:
+    """`benchmarks/bench_open_data.py` at a tiny size: every record of its dump replays to its result."""
+    from benchmarks import bench_open_data
+
+    rows = {name: (value, note) for name, value, _unit, note in bench_open_data.run(games=12)}
+    assert rows["open data: replayed to identical results"][0] == 100.0
+    assert "12 records, 0 mismatched, 0 corrupt" in rows["open data: dump verify"][1]
+
+
+def test_the_statistics_benchmark_runs_small() -> None:
+    """`benchmarks/bench_statistics.py` at a tiny size: the rebuild counts every stored game."""
+    from benchmarks import bench_statistics
+
+    [(name, value, unit, note)] = bench_statistics.run(games=20)
+    assert name == "statistics: rebuild" and unit == "s CPU" and value >= 0 and note.startswith("20 games")

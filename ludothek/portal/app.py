@@ -171,6 +171,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Background jobs (clocks) run in a thread of their own, never on the event loop.
     app_jobs = Runner([ClockJob(site), TournamentJob(site)], interval=settings.jobs_interval)
+    # The monthly open-data export and the nightly statistics (issue 32): a runner of their own, so that
+    # writing a month or rebuilding the statistics never delays a clock.
+    from ludothek.workers.exports import ExportJob
+    from ludothek.workers.statistics import StatisticsJob
+
+    export_jobs = Runner([ExportJob(site, settings.export_dir)] * settings.exports
+                         + [StatisticsJob(site)] * settings.statistics, interval=60.0)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -180,6 +187,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         if settings.jobs_interval > 0:
             app_jobs.start()
+            if export_jobs.jobs:
+                export_jobs.start()
         if bots is not None:
             bots.start()
         if portal.dbwatch is not None:
@@ -194,6 +203,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if portal.mail is not None:
                 await asyncio.to_thread(portal.mail.stop)
             app_jobs.stop()
+            export_jobs.stop()
             if bots is not None:
                 await asyncio.to_thread(bots.stop)
             if portal.dbwatch is not None:

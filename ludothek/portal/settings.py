@@ -145,6 +145,12 @@ class Settings:
     webhook_max_failures: int = 10
     webhook_timeout: float = 5.0
     webhook_max_answer: int = 16 * 1024
+    #: Open data (issue 32, docs/open_data.md): the folder the monthly exports are written to and served
+    #: from (``LUDOTHEK_EXPORT_DIR``), and whether this process runs the export job (``LUDOTHEK_EXPORTS``).
+    export_dir: Path = DEFAULT_DB_DIR / "exports"
+    exports: bool = True
+    #: Whether this process runs the nightly statistics rebuild (``LUDOTHEK_STATISTICS``; issue 32).
+    statistics: bool = True
 
     @classmethod
     def from_env(cls, db_url: str | None = None) -> Settings:
@@ -181,6 +187,9 @@ class Settings:
             webhook_max_per_user=int(os.environ.get("LUDOTHEK_WEBHOOK_MAX_PER_USER", "5")),
             webhook_max_failures=int(os.environ.get("LUDOTHEK_WEBHOOK_MAX_FAILURES", "10")),
             webhook_timeout=float(os.environ.get("LUDOTHEK_WEBHOOK_TIMEOUT", "5")),
+            export_dir=Path(os.environ.get("LUDOTHEK_EXPORT_DIR") or DEFAULT_DB_DIR / "exports"),
+            exports=os.environ.get("LUDOTHEK_EXPORTS", "on") != "off",
+            statistics=os.environ.get("LUDOTHEK_STATISTICS", "on") != "off",
         )
 
 

@@ -28,6 +28,8 @@ so a reader (and a type checker) follows ``site.play.submit(...)`` straight to i
 ``webhooks``       `Webhooks`: players' own webhook endpoints and how their deliveries went
 ``botaccounts``    `BotAccounts`: bot accounts, their tokens and challenges, the bot leaderboard
 ``tournaments``    `Tournaments`: tournaments, their entrants, rounds and standings (issue 31)
+``opendata``       `OpenData`: the monthly open-data exports and the players' opt-out (issue 32)
+``statistics``     `Statistics`: win rates per game, seat, purchase and opening, rebuilt nightly (issue 32)
 =================  ==========================================================================
 
 ``listeners`` (told of every change of a game), ``states`` (the cache of game states), ``locks``
@@ -58,12 +60,14 @@ from .community.social import Social
 from .lobby import Lobby
 from .notices import Messages, NoticePrefs
 from .notify import Notify
+from .opendata import OpenData
 from .outbox import Outbox
 from .play import Play
 from .push import Push
 from .runtime import GameLocks, Listeners, StateCache, UserCache, UserMessages, state_cache_bytes_from_env
 from .sessions import Sessions
 from .snapkeeper import SnapshotKeeper, snapshot_every_from_env
+from .statistics import Statistics
 from .tournaments.service import Tournaments
 from .webhooks import Webhooks
 
@@ -112,3 +116,7 @@ class Site:
         self.listeners.append(self.snapshots.on_event)
         #: Issue 31: tournaments (their rounds are started by `ludothek.workers.tournaments`).
         self.tournaments = Tournaments(self.db, self.games, self.states, self.locks, self.listeners)
+        #: Issue 32: the monthly open-data exports (written by `ludothek.workers.exports`) and the opt-out.
+        self.opendata = OpenData(self.db)
+        #: Issue 32: the statistics per game, rebuilt nightly by `ludothek.workers.statistics`.
+        self.statistics = Statistics(self.db)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -685,3 +686,59 @@ class TournamentBye(Base):
     round_id: Mapped[int] = mapped_column(ForeignKey("tournament_rounds.id", ondelete="CASCADE"), primary_key=True)
     entrant_id: Mapped[int] = mapped_column(ForeignKey("tournament_entrants.id", ondelete="CASCADE"),
                                             primary_key=True)
+
+
+# ----------------------------------------------------------------------------- open data (issue 32)
+class OpenDataExport(Base):
+    """One month's export of finished, rated games (`ludothek.services.opendata`, docs/open_data.md).
+
+    The row is the claim and the publication at once: the worker that inserts it (or takes over a
+    claim whose lease ran out) writes the file; ``status`` becomes ``done`` only after the whole
+    file is on disk under its final name.  Only ``done`` rows are listed and downloadable.
+    """
+
+    __tablename__ = "open_data_exports"
+    #: ``YYYY-MM``: the month whose finished games the export holds (UTC).
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    #: ``running`` (claimed) or ``done`` (published).
+    status: Mapped[str] = mapped_column(String(8), default="running")
+    owner: Mapped[str] = mapped_column(String(80))
+    lease_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: How many claims it took (more than 1: a worker died or stalled while writing).
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    #: The published file's name in the export folder, its size, SHA-256 and number of games.
+    file: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    games: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    done_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ExportPref(Base):
+    """A player who wants a pseudonym instead of their name in the open-data exports (a row: opted out)."""
+
+    __tablename__ = "export_prefs"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameStatistics(Base):
+    """The statistics of one game kind as last rebuilt (`ludothek.services.statistics`): every figure as JSON."""
+
+    __tablename__ = "game_statistics"
+    game: Mapped[str] = mapped_column(String(40), primary_key=True)
+    built_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Finished games counted (people's and bot games together).
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    figures_json: Mapped[str] = mapped_column(Text, default="[]")
+
+
+class StatisticsBuild(Base):
+    """The claim of one night's rebuild (``day``: YYYY-MM-DD, UTC): one worker rebuilds, once a day."""
+
+    __tablename__ = "statistics_builds"
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    status: Mapped[str] = mapped_column(String(8), default="running")
+    owner: Mapped[str] = mapped_column(String(80))
+    lease_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -27,6 +27,8 @@ def make_settings(db_url: str, **kw: Any) -> Settings:
     """Test settings: bot turns are played by a bot worker in a thread of the test's app (the same
     claiming code as the ``ludothek bots`` processes), without the pause people need to follow them."""
     kw.setdefault("bots_in_process", True)
+    kw.setdefault("exports", False)  # the open-data job (issue 32) runs only where a test asks for it
+    kw.setdefault("statistics", False)  # and so does the nightly statistics rebuild
     return Settings(db_url=db_url, bot_delay=0.0, hasher=FAST_HASHER, secret_key="test-secret", **kw)
 
 

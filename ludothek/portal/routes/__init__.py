@@ -22,9 +22,11 @@ from . import (
     help,
     lobby,
     notify,
+    opendata,
     operations,
     play,
     push,
+    statistics,
     tournaments,
     webhooks,
 )
@@ -38,9 +40,10 @@ def mount(app: FastAPI) -> None:
     operator's routes last, as they are rare.
     """
     mount_api(app, accounts.api, lobby.api, play.api, clocks.api, notify.api, community.api, chat.api,
-              friends.api, admin.api, push.api, webhooks.api, botapi.api, tournaments.api,
-              hot=("/games/{game_id}/actions", "/games/{game_id}"))
+              friends.api, admin.api, push.api, webhooks.api, botapi.api, tournaments.api, opendata.api,
+              statistics.api, hot=("/games/{game_id}/actions", "/games/{game_id}"))
     app.include_router(help.pages)  # before the other pages: /games/<kind> must not meet /games/{game_id}
+    app.include_router(statistics.pages)  # /games/<kind>/statistics, before /games/{game_id}
     app.include_router(community.pages)
     app.include_router(lobby.pages)
     app.include_router(accounts.pages)
@@ -54,4 +57,5 @@ def mount(app: FastAPI) -> None:
     app.include_router(admin.pages)
     app.include_router(botapi.pages)  # issue 33: the bot leaderboard
     app.include_router(tournaments.pages)  # issue 31
+    app.include_router(opendata.pages)  # the open-data page, its downloads, the account page's opt-out
     app.include_router(operations.router)  # last: matching tries routes in order, and these are rare

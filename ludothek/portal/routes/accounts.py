@@ -42,6 +42,7 @@ from ..jsonroute import BoundedRoute
 from ..pushview import push_section
 from ..render import message_of, redirect, redirect_with_notice, render, take_notice
 from ..webhook_view import hook_views
+from .opendata import export_section
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 api = APIRouter(route_class=BoundedRoute, tags=["api"])
@@ -184,7 +185,8 @@ def account_page(request: Request, user: UserInfo, status: int = 200, **ctx: Any
                   webhook_limit=site.webhooks.policy.max_per_user,
                   grace=site.play.grace_setting(user.id), grace_choices=GRACE_CHOICES,
                   default_grace=site.play.default_grace, **push_section(request, user),
-                  notice_channels=notice_channels(site, user, portal_of(request).channels), **ctx)
+                  notice_channels=notice_channels(site, user, portal_of(request).channels),
+                  **export_section(request, user), **ctx)
 
 
 def notice_channels(site: Any, user: UserInfo, running: list[str]) -> list[dict[str, Any]]:
