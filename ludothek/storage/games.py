@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 
 from .database import Database, when
-from .errors import NotFound
+from .errors import NotFound, StoreError
 from .info import GameInfo, SeatInfo, aware, seat_label
 from .models import BotAccount, GameRow, SeatRow, User, utcnow
 
@@ -53,6 +53,17 @@ class Games:
             # A seat changed hands (another server's timeout or resignation): read the seats again.
             self.info_cache.pop(game_id, None)
         return self.full(game_id)
+
+    def seats_of(self, game_id: int) -> GameInfo | None:
+        """The game's setup and seats as last known, for a listener told of a change: the cached summary
+        (its seats are current; its turn may not be), else read; None for a game that is gone."""
+        info = self.info_cache.get(game_id)
+        if info is not None:
+            return info
+        try:
+            return self.game(game_id)
+        except StoreError:
+            return None
 
     def full(self, game_id: int) -> GameInfo:
         """`game` read whole (the row, and the seats unless the cache knows them)."""

@@ -33,7 +33,7 @@ class Heard:
 def table(*seats: SeatInfo) -> Any:
     info = GameInfo(id=5, game="toypig", num_players=len(seats), options={}, status="running", creator_id=1, seq=9,
                     to_move=0, created_at=datetime.now(UTC), turn_since=None, result=None, seats=seats)
-    return SimpleNamespace(games=SimpleNamespace(info_cache={5: info}, game=lambda gid: info))
+    return SimpleNamespace(games=SimpleNamespace(info_cache={5: info}, game=lambda gid: info, seats_of=lambda gid: info))
 
 
 ANNA, BERT = SeatInfo(0, "player", 1, "anna"), SeatInfo(1, "player", 2, "bert")

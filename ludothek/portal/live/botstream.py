@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from ludothek.services import Site
 from ludothek.services.botaccounts import Snapshot
-from ludothek.storage import GameEvent, StoreError
+from ludothek.storage import GameEvent
 
 from .. import jsonbody
 from .hub import Hub
@@ -47,12 +47,9 @@ def bot_listener(site: Site, hub: Hub) -> Callable[[GameEvent], None]:
     """
 
     def on_event(event: GameEvent) -> None:
-        info = site.games.info_cache.get(event.game_id)
+        info = site.games.seats_of(event.game_id)
         if info is None:
-            try:
-                info = site.games.game(event.game_id)
-            except StoreError:
-                return
+            return
         for seat in info.seats:
             if seat.bot_account and seat.user_id is not None:
                 hub.publish_user(seat.user_id, dict(WAKE, game=event.game_id))

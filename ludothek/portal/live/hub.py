@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ludothek.services import Site
-from ludothek.storage import GameEvent, StoreError
+from ludothek.storage import GameEvent
 from ludothek.storage.botturns import BotTurn
 
 from .. import jsonbody
@@ -587,12 +587,9 @@ def turn_listener(site: Site, hub: Hub) -> Callable[[GameEvent], None]:
                        and (event.mover != event.to_move or event.bot_to_move))
         if not ended and event.bot_to_move and not mover_waits:
             return
-        info = site.games.info_cache.get(event.game_id)
+        info = site.games.seats_of(event.game_id)
         if info is None:
-            try:
-                info = site.games.game(event.game_id)
-            except StoreError:
-                return
+            return
         for seat in info.seats:
             if seat.user_id is None or seat.kind not in ("player", "bot"):
                 continue

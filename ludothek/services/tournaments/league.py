@@ -260,6 +260,20 @@ BYE_WEIGHT = 20.0
 SEASON_ITERATIONS = 40_000
 
 
+def _season_counts(season: Sequence[Sequence[Sequence[int]]], n: int) -> tuple[list[list[int]], list[int]]:
+    """How often each pair meets and each player sits out, in a season of rounds (tables..., byes)."""
+    cnt = [[0] * n for _ in range(n)]
+    bye_count = [0] * n
+    for groups in season:
+        for t in groups[:-1]:
+            for a, b in itertools.combinations(t, 2):
+                cnt[a][b] += 1
+                cnt[b][a] += 1
+        for b in groups[-1]:
+            bye_count[b] += 1
+    return cnt, bye_count
+
+
 def _season_search(n: int, k: int, meetings: int, rounds: int, rng: random.Random,
                    iterations: int = SEASON_ITERATIONS) -> list[tuple[list[list[int]], list[int]]] | None:
     """A whole season of ``rounds`` rounds for players 0..n-1, by simulated annealing; None if it fails.
@@ -279,15 +293,7 @@ def _season_search(n: int, k: int, meetings: int, rounds: int, rng: random.Rando
         rest = [x for x in range(n) if x not in byes]
         rng.shuffle(rest)
         season.append([rest[i:i + k] for i in range(0, len(rest), k)] + [byes])
-    cnt = [[0] * n for _ in range(n)]
-    bye_count = [0] * n
-    for groups in season:
-        for t in groups[:-1]:
-            for a, b in itertools.combinations(t, 2):
-                cnt[a][b] += 1
-                cnt[b][a] += 1
-        for b in groups[-1]:
-            bye_count[b] += 1
+    cnt, bye_count = _season_counts(season, n)
 
     def w(c: int) -> float:
         return UNCOVERED * (meetings - c) if c < meetings else float((c - meetings) ** 2)
@@ -332,15 +338,7 @@ def _season_search(n: int, k: int, meetings: int, rounds: int, rng: random.Rando
                 if all(cnt[x][y] == meetings for x, y in itertools.combinations(range(n), 2)):
                     break  # a perfect design: every pair exactly ``meetings`` times
     # Check the best season found.
-    cnt = [[0] * n for _ in range(n)]
-    bye_count = [0] * n
-    for groups in best:
-        for t in groups[:-1]:
-            for a, b in itertools.combinations(t, 2):
-                cnt[a][b] += 1
-                cnt[b][a] += 1
-        for b in groups[-1]:
-            bye_count[b] += 1
+    cnt, bye_count = _season_counts(best, n)
     counts = [cnt[a][b] for a, b in itertools.combinations(range(n), 2)]
     slots = rounds * (n // k) * k * (k - 1) // 2
     even = -(-slots // len(counts)) + 1  # no pair more than one meeting above the average, rounded up
