@@ -125,18 +125,26 @@ def calibration(game_id: str, games: int, train: int, playouts: int, every: int)
 
 
 def measure(games: int, train: int, playouts: int, every: int, only: Sequence[str], speed: bool,
-            budget: Budget = DEFAULT_BUDGET) -> list[Row]:
+            budget: Budget = DEFAULT_BUDGET, show: bool = False) -> list[Row]:
+    """The rows; with ``show`` each is printed as soon as it is measured (long runs)."""
     rows: list[Row] = []
+
+    def add(row: Row) -> None:
+        rows.append(row)
+        if show:
+            bench, value, unit, note = row
+            print(f"{bench:<40} {value:>10,.1f} {unit:<6} {note}", flush=True)
+
     if speed:
         seconds, decisions = analysis_seconds(budget)
-        rows.append(("analysis: 2-player Machi Koro game", seconds, "cpu s",
-                     f"{decisions} decisions, search {budget.search or 'hard'}, {budget.playouts} playouts; target ≤ 60"))
+        add(("analysis: 2-player Machi Koro game", seconds, "cpu s",
+             f"{decisions} decisions, search {budget.search or 'hard'}, {budget.playouts} playouts; target ≤ 60"))
     for game_id in only:
         c = calibration(game_id, games, train, playouts, every)
-        rows.append((f"analysis Brier {game_id}", 1000 * c["analysis"], "‰",
-                     f"score-only {1000 * c['score_only']:.1f} ‰ (beta {c['beta']:.3g}); {100 * c['better']:.1f} % better "
-                     f"(target ≥ 10); {games} held-back games, {train} training, {c['positions']} positions, "
-                     f"{playouts} playouts, every {every}th decision"))
+        add((f"analysis Brier {game_id}", 1000 * c["analysis"], "‰",
+             f"score-only {1000 * c['score_only']:.1f} ‰ (beta {c['beta']:.3g}); {100 * c['better']:.1f} % better "
+             f"(target ≥ 10); {games} held-back games, {train} training, {c['positions']} positions, "
+             f"{playouts} playouts, every {every}th decision; {c['cpu_per_game']:.1f} cpu s per held-back game"))
     return rows
 
 
@@ -157,10 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-speed", action="store_true", help="skip the timed full analysis")
     args = parser.parse_args(argv)
     games, train = (1000, 1000) if args.full else (args.games, args.train)
-    rows = measure(games, train, args.playouts, args.every, [g for g in args.only.split(",") if g],
-                   speed=not args.no_speed)
-    for bench, value, unit, note in rows:
-        print(f"{bench:<40} {value:>10,.1f} {unit:<6} {note}", flush=True)
+    measure(games, train, args.playouts, args.every, [g for g in args.only.split(",") if g],
+            speed=not args.no_speed, show=True)
     return 0
 
 
