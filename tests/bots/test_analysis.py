@@ -137,3 +137,19 @@ def test_bad_input_is_refused() -> None:
         analyse_decision(state, "build:nothing", budget=SMALL)
     with pytest.raises(ValueError, match="budget"):
         Budget(playouts=1)
+
+
+def test_taken_back_moves_and_undo_entries_are_not_analysed() -> None:
+    state = _can_finish(2)
+    seat = state.current_player()
+    state.apply_action("pass")
+    state.undo(seat)
+    winning = finishing_build(state)
+    assert winning is not None
+    state.apply_action(winning)
+    rec = record(state)
+    assert [e["action"] for e in rec["actions"][-3:]] == ["pass", "undo", winning]
+    analysis = analyse_record(rec, seed=1, budget=Budget(search=5, playouts=2), seats=[seat])
+    assert analysis.decisions[-1].action == winning
+    assert analysis.decisions[-1].index == len(rec["actions"]) - 1
+    assert all(d.action not in ("pass", "undo") or d.index < len(rec["actions"]) - 3 for d in analysis.decisions)
