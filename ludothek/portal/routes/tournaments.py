@@ -49,7 +49,8 @@ class NewTournament(BaseModel):
     options: dict[str, Annotated[str, Field(max_length=40)]] = Field(default_factory=dict, max_length=20)
     table_size: Annotated[int, Field(ge=2, le=5), WHOLE] = 2
     format: Literal["swiss", "round_robin", "knockout"] = "swiss"
-    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS), WHOLE] = 3
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS, description="swiss only: round_robin and knockout play the "
+                                 "rounds their field needs, fixed at the start"), WHOLE] = 3
     time_control: Annotated[str, Field(max_length=40)] = Field(
         description="required: move:D (days per move) or bank:S+A/M (a time bank), as for games")
     min_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS), WHOLE] | None = None
