@@ -360,6 +360,15 @@ class Tournaments:
             return conn.execute(select(TournamentTable.tournament_id)
                                 .where(TournamentTable.game_id == game_id)).scalar()
 
+    def table_of_game(self, game_id: int) -> dict[str, Any] | None:
+        """The tournament and round a game is played in (its page links back), or None for other games."""
+        with self.db.engine.begin() as conn:
+            row = conn.execute(select(TournamentRow.id, TournamentRow.name, TournamentRound.round_no)
+                               .join(TournamentTable, TournamentTable.tournament_id == TournamentRow.id)
+                               .join(TournamentRound, TournamentRound.id == TournamentTable.round_id)
+                               .where(TournamentTable.game_id == game_id)).first()
+        return {"id": row.id, "name": row.name, "round": row.round_no} if row is not None else None
+
     # ------------------------------------------------------------------ entering and leaving
     def _claim(self, conn: Connection, tid: int, states: Sequence[str]) -> Any:
         """Inside a transaction: claim the tournament's row (a no-op update) and read it; refusals first."""
