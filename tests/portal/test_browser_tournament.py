@@ -124,6 +124,8 @@ def test_three_people_play_a_two_round_swiss_and_see_the_standings(browser: Any,
         clicks = play_game({n: people[n] for n in seated}, game_url, rng)
         assert clicks > 5
         shot(people[seated[0]], f"tournament-round{round_no}-game-end")
+        people[seated[0]].goto(game_url)  # the game's page leads back to its tournament
+        assert people[seated[0]].get_attribute("#tournament-link a", "href") == f"/tournaments/{tid}"
     assert len(set(byes)) == 2  # the bye moved on: nobody sat out twice
 
     wait_for_state(anna, url, "finished", 2)
@@ -156,3 +158,27 @@ def test_three_people_play_a_two_round_swiss_and_see_the_standings(browser: Any,
         assert page.evaluate("() => { const w = document.querySelector('#standings .table-wrap');"
                              " return w.scrollWidth - w.clientWidth; }") <= 0
         shot(page, f"tournament-standings-390-{name}")
+
+    # Calling off asks first, in a dialog: "keep it going" changes nothing, "yes" calls it off.
+    anna.set_viewport_size({"width": 390, "height": 844})
+    anna.goto(f"{server}/tournaments/new?game=machikoro")
+    assert anna.locator("#format option").evaluate_all("os => os.map(o => o.value)") == [
+        "swiss", "round_robin", "knockout"]
+    anna.fill("#tournament-name", "Spare cup")
+    anna.select_option("#format", "knockout")
+    anna.select_option("#table-size", "2")
+    anna.select_option("#time-control", "move:3")
+    anna.fill("#max-entrants", "4")
+    anna.select_option("#start-rule", "full")
+    anna.click("#create-tournament")
+    anna.wait_for_selector("#tournament[data-state=open]")
+    anna.click("#cancel-tournament")
+    anna.wait_for_selector("#cancel-tournament-dialog[open]")
+    shot(anna, "tournament-cancel-dialog-390")
+    assert serious_violations(anna) == []
+    anna.click("#cancel-tournament-keep")
+    assert anna.locator("#cancel-tournament-dialog[open]").count() == 0
+    assert anna.get_attribute("#tournament", "data-state") == "open"
+    anna.click("#cancel-tournament")
+    anna.click("#cancel-tournament-confirm")
+    anna.wait_for_selector("#tournament[data-state=cancelled]")

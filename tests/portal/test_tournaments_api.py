@@ -71,7 +71,9 @@ def test_the_api_runs_a_tournament(client: TestClient) -> None:
 
 @pytest.mark.parametrize("bad, status", [
     ({"time_control": "none"}, 400), ({"game": "nope"}, 404), ({"table_size": 9}, 422),
-    ({"rounds": "2"}, 422), ({"starts_at": "soon"}, 400), ({"format": "knockout"}, 400),
+    ({"rounds": "2"}, 422), ({"starts_at": "soon"}, 400),
+    ({"format": "round_robin", "max_entrants": 25}, 400),
+    ({"format": "knockout", "table_size": 3, "min_entrants": 4, "max_entrants": 4}, 400),
 ])
 def test_bad_bodies_are_refused_and_nothing_is_created(client: TestClient, bad: dict[str, Any], status: int) -> None:
     ann = api_user(client, "ann")
@@ -151,3 +153,13 @@ def test_a_withdrawn_players_game_is_played_on_by_a_bot_in_the_running_site(db_u
         assert result is not None and any(r.get("left") == "resigned" for r in result)
         site.tournaments.run_due(later())  # round 1 is over; one entrant left: the tournament ends
         assert client.get(f"/api/v1/tournaments/{tid}").json()["state"] == "finished"
+
+
+@pytest.mark.parametrize("fmt, rounds", [("round_robin", 7), ("knockout", 3)])
+def test_round_robin_and_knockout_are_created_with_the_rounds_of_a_full_field(client: TestClient, fmt: str,
+                                                                              rounds: int) -> None:
+    ann = api_user(client, "ann")
+    r = client.post("/api/v1/tournaments", json=body(format=fmt, max_entrants=8, rounds=2), headers=ann)
+    assert r.status_code == 201, r.text
+    got = client.get(f"/api/v1/tournaments/{r.json()['id']}").json()
+    assert (got["format"], got["rounds"]) == (fmt, rounds)  # 8 two-player entrants: 7 rounds; 8 → 4 → 2 → final

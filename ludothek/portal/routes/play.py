@@ -90,6 +90,8 @@ def game_fragment(request: Request, game_id: int, user: UserInfo | None, error: 
             "my_abandon_vote": any(s.abandon_vote and user is not None and s.user_id == user.id for s in info.seats),
             **chat,
         }
+        if full:  # the whole page only: a tournament game links back to its tournament
+            ctx["tournament"] = portal.site.tournaments.table_of_game(game_id)
         if tracked is not None:
             seat = info.seat_of(user.id) if user else None
             sc = seat_context(info, tracked, seat, lang)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
@@ -20,7 +20,7 @@ from starlette.responses import Response
 from ludothek import engine as eng
 from ludothek.services.tournaments.formats import KNOWN_FORMATS, pairing_of
 from ludothek.services.tournaments.service import MAX_ENTRANTS, MAX_NAME, MAX_ROUNDS, TournamentInfo
-from ludothek.storage import StoreError, UserInfo
+from ludothek.storage import Conflict, Forbidden, StoreError, UserInfo
 from ludothek.storage.models import MAX_ID
 from ludothek.texts import t, tn
 
@@ -49,7 +49,8 @@ class NewTournament(BaseModel):
     options: dict[str, Annotated[str, Field(max_length=40)]] = Field(default_factory=dict, max_length=20)
     table_size: Annotated[int, Field(ge=2, le=5), WHOLE] = 2
     format: Literal["swiss", "round_robin", "knockout"] = "swiss"
-    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS), WHOLE] = 3
+    rounds: Annotated[int, Field(ge=1, le=MAX_ROUNDS, description="swiss only: round_robin and knockout play the "
+                                 "rounds their field needs, fixed at the start"), WHOLE] = 3
     time_control: Annotated[str, Field(max_length=40)] = Field(
         description="required: move:D (days per move) or bank:S+A/M (a time bank), as for games")
     min_entrants: Annotated[int, Field(ge=2, le=MAX_ENTRANTS), WHOLE] | None = None
@@ -379,8 +380,27 @@ def _form_action(name: str) -> None:
     pages.post(f"/tournaments/{{tournament_id}}/{name}", name=f"tournament_{name}")(act)
 
 
-for _name in ("enter", "withdraw", "pause", "resume", "cancel"):
+for _name in ("enter", "withdraw", "pause", "resume"):
     _form_action(_name)
+
+
+@pages.post("/tournaments/{tournament_id}/cancel", name="tournament_cancel")
+def cancel_form(request: Request, tournament_id: TournamentId, csrf: CsrfField,
+                confirm: Annotated[str, Form()] = "") -> Response:
+    """Calling off in two steps, as resigning: without ``confirm=yes`` the answer is the question and
+    nothing changes (only the organiser is asked); the page's script asks the same in a dialog."""
+    check_csrf(request, csrf)
+    user: UserInfo = need_user(request)
+    tours = portal_of(request).site.tournaments
+    if confirm != "yes":
+        info = tours.get(tournament_id)
+        if info.organiser_id != user.id:
+            raise Forbidden("only the organiser can do that", code_key="tournament_not_organiser")
+        if info.state not in ("open", "running", "paused"):
+            raise Conflict(f"this tournament is {info.state}", code_key="tournament_state", state=info.state)
+        return _render(request, "tournament_cancel_confirm.html", user, tour=info)
+    tours.cancel(tournament_id, user)
+    return redirect(request, f"/tournaments/{tournament_id}")
 
 
 @pages.post("/tournaments/{tournament_id}/remove", name="tournament_remove")

@@ -228,8 +228,10 @@
    * form confirms.  Without a dialog (or without this script) the post itself answers with the question. */
   document.addEventListener("submit", (ev) => {
     const form = ev.target;
-    if (!(form instanceof HTMLFormElement) || form.id !== "resign-form") return;
-    const dialog = document.getElementById("resign-dialog");
+    /* The same two steps call a tournament off (its organiser's "Call off"). */
+    const asks = { "resign-form": "resign-dialog", "cancel-tournament-form": "cancel-tournament-dialog" };
+    if (!(form instanceof HTMLFormElement) || !Object.hasOwn(asks, form.id)) return;
+    const dialog = document.getElementById(asks[form.id]);
     if (!dialog || typeof dialog.showModal !== "function") return;
     ev.preventDefault();
     dialog.showModal();

@@ -149,8 +149,8 @@ class Messages:
                            t("notice_tournament_bye_body", lang, **p), path)
         if kind == "tournament_ended":
             if payload.get("cancelled"):
-                return Message(lang, t("notice_tournament_cancelled_title", lang, **p),
-                               t("notice_tournament_cancelled_body", lang, **p), path)
+                body = "notice_tournament_no_final_body" if payload.get("no_final") else "notice_tournament_cancelled_body"
+                return Message(lang, t("notice_tournament_cancelled_title", lang, **p), t(body, lang, **p), path)
             return Message(lang, t("notice_tournament_ended_title", lang, **p),
                            t("notice_tournament_ended_body", lang, **p), path)
         return None

@@ -351,3 +351,8 @@ def _season_search(n: int, k: int, meetings: int, rounds: int, rng: random.Rando
 def _cached_schedule(ids: tuple[int, ...], table_size: int, seed: int) -> tuple[Round, ...]:
     """A season is asked for again every round; it is a pure function of these, so it is kept."""
     return tuple(league_schedule(ids, table_size, seed=seed))
+
+
+def season_length(division: Sequence[int], table_size: int, seed: int = 0) -> int:
+    """How many rounds `pair_round_robin` plays for these members (the same cached schedule)."""
+    return len(_cached_schedule(tuple(sorted(division)), table_size, seed))

@@ -59,7 +59,15 @@ from ludothek.storage.timecontrol import (
 
 from ..runtime import GameLocks, Listeners, StateCache
 from ..tracked import Tracked, resolve_chance
-from .formats import KNOWN_FORMATS, pairing_of
+from .formats import (
+    KNOWN_FORMATS,
+    MAX_ROUND_ROBIN,
+    ROUNDS_FROM_FIELD,
+    knockout_fields,
+    pairing_of,
+    rounds_estimate,
+    rounds_for,
+)
 from .pairing import Entrant, PastGame, Round
 from .standings_adapter import StandingRow, site_standings
 
@@ -199,7 +207,7 @@ class Tournaments:
         if pairing_of(fmt) is None:
             raise BadRequest(f"the {fmt} format is not available yet; choose swiss",
                              code_key="tournament_format_unavailable", format=fmt)
-        rounds = _int(spec.get("rounds", 3), "rounds", 1, MAX_ROUNDS)
+        rounds = _int(spec.get("rounds", 3), "rounds", 1, MAX_ROUNDS) if fmt not in ROUNDS_FROM_FIELD else 1
         if spec.get("time_control") in (None, "", "none"):
             raise BadRequest("a tournament needs a time control (move:D or bank:S+A/M), so no game waits forever",
                              code_key="tournament_clock")
@@ -208,6 +216,16 @@ class Tournaments:
         assert clock is not None
         max_entrants = _int(spec.get("max_entrants", 16), "max_entrants", table_size, MAX_ENTRANTS)
         min_entrants = _int(spec.get("min_entrants", table_size), "min_entrants", table_size, max_entrants)
+        if fmt == "round_robin" and max_entrants > MAX_ROUND_ROBIN:
+            raise BadRequest(f"a round robin takes at most {MAX_ROUND_ROBIN} entrants (every pair meets)",
+                             code_key="tournament_round_robin_size", most=MAX_ROUND_ROBIN)
+        if fmt == "knockout" and not knockout_fields(min_entrants, max_entrants, table_size):
+            raise BadRequest(f"no field of {min_entrants} to {max_entrants} entrants ends a knock-out with tables of "
+                             f"{table_size} in one full final table; change the entry limits",
+                             code_key="tournament_knockout_field", low=min_entrants, high=max_entrants,
+                             size=table_size)
+        if fmt in ROUNDS_FROM_FIELD:  # fixed at the start, from the field that plays (see formats.py)
+            rounds = rounds_estimate(fmt, max_entrants, table_size)
         rule = str(spec.get("start_rule") or "time")
         if rule not in START_RULES:
             raise BadRequest("start_rule must be time (at starts_at) or full (once max_entrants entered)",
@@ -341,6 +359,15 @@ class Tournaments:
         with self.db.engine.begin() as conn:
             return conn.execute(select(TournamentTable.tournament_id)
                                 .where(TournamentTable.game_id == game_id)).scalar()
+
+    def table_of_game(self, game_id: int) -> dict[str, Any] | None:
+        """The tournament and round a game is played in (its page links back), or None for other games."""
+        with self.db.engine.begin() as conn:
+            row = conn.execute(select(TournamentRow.id, TournamentRow.name, TournamentRound.round_no)
+                               .join(TournamentTable, TournamentTable.tournament_id == TournamentRow.id)
+                               .join(TournamentRound, TournamentRound.id == TournamentTable.round_id)
+                               .where(TournamentTable.game_id == game_id)).first()
+        return {"id": row.id, "name": row.name, "round": row.round_no} if row is not None else None
 
     # ------------------------------------------------------------------ entering and leaving
     def _claim(self, conn: Connection, tid: int, states: Sequence[str]) -> Any:
@@ -627,8 +654,19 @@ class Tournaments:
                     self._tell_entrants(conn, tid, "tournament_ended",
                                         {"tournament": tid, "cancelled": True, "too_few": True})
                     return 1
-                conn.execute(update(TournamentRow).where(TournamentRow.id == tid).values(state="running",
-                                                                                          started_at=now))
+                values: dict[str, Any] = {"state": "running", "started_at": now}
+                if t.format in ROUNDS_FROM_FIELD:
+                    field = [e.id for e in self._pairing_field(conn, tid) if not e.withdrawn]
+                    try:
+                        values["rounds"] = rounds_for(t.format, field, t.table_size, t.seed)
+                    except ValueError:  # a knock-out field without a full final table: called off
+                        conn.execute(update(TournamentRow).where(TournamentRow.id == tid).values(
+                            state="cancelled", finished_at=now))
+                        self._tell_entrants(conn, tid, "tournament_ended",
+                                            {"tournament": tid, "cancelled": True, "no_final": True})
+                        return 1
+                conn.execute(update(TournamentRow).where(TournamentRow.id == tid).values(**values))
+                t = self._claim(conn, tid, ("running",))
             else:
                 busy = conn.execute(select(func.count()).select_from(TournamentTable)
                                     .join(TournamentRound, TournamentRound.id == TournamentTable.round_id)
@@ -646,7 +684,8 @@ class Tournaments:
                     if last is not None and (aware(last) or now) + timedelta(days=t.round_days) > now:
                         return 0
             pairing = pairing_of(t.format)
-            entrants, history, byes = self._history(conn, tid)
+            _, history, byes = self._history(conn, tid)
+            entrants = self._pairing_field(conn, tid)
             planned: Round | None = None
             if n < t.rounds and pairing is not None:
                 planned = pairing(entrants, history, byes, t.table_size, n + 1, t.seed)
@@ -669,6 +708,16 @@ class Tournaments:
             info = self.games.game(gid)
             self.listeners.notify(GameEvent(gid, seq, to_move, info.status, info.is_bot_seat(to_move)))
         return 1
+
+    @staticmethod
+    def _pairing_field(conn: Connection, tid: int) -> list[Entrant]:
+        """The entrants a pairing sees: everyone who was in at the start (those who left later marked
+        withdrawn, so a round robin's schedule stays the same); who left before the start never played."""
+        return [Entrant(r.id, float(r.rating), r.status != "entered") for r in conn.execute(
+            select(TournamentEntrant.id, TournamentEntrant.rating, TournamentEntrant.status)
+            .where(TournamentEntrant.tournament_id == tid, TournamentEntrant.status != "invited",
+                   (TournamentEntrant.status == "entered") | (TournamentEntrant.left_round > 0))
+            .order_by(TournamentEntrant.id))]
 
     def _schedule_due(self, tid: int, now: datetime) -> bool:
         """False while a tournament on a fixed schedule waits for its next round's time (checked again,

@@ -1,10 +1,9 @@
 """The site's one call into standings: `site_standings` (issue 31).
 
-The pure standings module (``standings.py``, written alongside) is the reference; until it is wired
-in, this adapter ranks by points by place summed (`default_points`), a bye counting the average of
-the points on offer, then Buchholz (the sum of the opponents' points), then the total game score.
-Everything the site shows of standings goes through `site_standings`, so swapping in the real module
-is a change of this one file.
+The ranking itself is the pure ``standings.standings`` (points by place, a bye worth the mean of a
+table's points, then Buchholz, head-to-head and the total game score; rules in its docstring and in
+docs/tournaments.md, "Standings"). This adapter only turns its lines into the site's `StandingRow`,
+the shape the pages and the API show, so that the site and the pure module can never rank apart.
 """
 
 from __future__ import annotations
@@ -13,16 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .pairing import Entrant, PastGame
-
-
-def default_points(table_size: int) -> tuple[float, ...]:
-    """Points by place, first place first: ``table_size - place`` (2 players: 1/0; 4 players: 3/2/1/0)."""
-    return tuple(float(table_size - place) for place in range(1, table_size + 1))
+from .standings import standings
 
 
 @dataclass
 class StandingRow:
-    """One entrant's line of the standings; ``rank`` is shared by entrants equal on every tie-break."""
+    """One entrant's line of the standings; ``rank`` is 1, 2, 3 … (the pure module never shares ranks)."""
 
     entrant: int
     rank: int = 0
@@ -37,33 +32,8 @@ class StandingRow:
 
 def site_standings(entrants: Sequence[Entrant], history: Sequence[PastGame], byes: Mapping[int, int],
                    table_size: int, points: Sequence[float] | None = None) -> list[StandingRow]:
-    """The standings, best first (the adapter the lead replaces with ``standings.py`` at merge)."""
-    table = tuple(points) if points else default_points(table_size)
-    bye_points = sum(table) / len(table) if table else 0.0
-    rows = {e.id: StandingRow(e.id, withdrawn=e.withdrawn) for e in entrants}
-    opponents: dict[int, list[int]] = {e.id: [] for e in entrants}
-    for game in history:
-        for seat, place in zip(game.seats, game.places, strict=True):
-            row = rows.get(seat)
-            if row is None:
-                continue
-            row.points += table[min(max(place, 1), len(table)) - 1]
-            row.games += 1
-            opponents[seat].extend(o for o in game.seats if o != seat)
-        for seat, score in zip(game.seats, game.scores, strict=False):
-            if seat in rows:
-                rows[seat].score += float(score)
-    for entrant, count in byes.items():
-        if entrant in rows:
-            rows[entrant].byes += count
-            rows[entrant].points += bye_points * count
-    for entrant, row in rows.items():
-        row.buchholz = sum(rows[o].points for o in opponents[entrant] if o in rows)
-        row.tiebreaks = {"buchholz": row.buchholz, "score": row.score}
-    order = sorted(rows.values(), key=lambda r: (-r.points, -r.buchholz, -r.score, r.entrant))
-    for i, row in enumerate(order):
-        before = order[i - 1] if i else None
-        same = before is not None and (before.points, before.buchholz, before.score) == (row.points, row.buchholz,
-                                                                                          row.score)
-        row.rank = before.rank if same and before is not None else i + 1
-    return order
+    """The standings, best first, as ``standings.standings`` ranks them (``score`` is the game score)."""
+    return [StandingRow(entrant=s.entrant, rank=s.rank, points=s.points, buchholz=s.buchholz, score=s.game_score,
+                        games=s.games, byes=s.byes, withdrawn=s.withdrawn,
+                        tiebreaks={"buchholz": s.buchholz, "head_to_head": s.head_to_head, "score": s.game_score})
+            for s in standings(entrants, history, byes, table_size, points or None)]
