@@ -24,6 +24,7 @@ from ..contract import refusals
 from ..deps import MaybeUser, current_user, lang_of, portal_of
 from ..jsonroute import BoundedRoute
 from ..render import render
+from ..statcharts import chart_legend, stats_chart
 
 pages = APIRouter(route_class=BoundedRoute, include_in_schema=False)
 api = APIRouter(route_class=BoundedRoute, tags=["community"])
@@ -50,6 +51,18 @@ def _names(kind: str, row: dict[str, Any]) -> dict[str, str] | None:
     return {lang: name for lang, name in names.items() if name} or None
 
 
+def _options_text(kind: str, options: dict[str, str], lang: str) -> list[str]:
+    """The options as the lobby words them ("Ending: Yucata: …"), by the game's own labels."""
+    game = eng.load(kind)
+    out = []
+    for name, value in sorted(options.items()):
+        try:
+            out.append(f"{eng.pick(game.option(name).label, lang)}: {game.describe_option(name, str(value), lang)}")
+        except KeyError:  # an option the game no longer has: shown as stored
+            out.append(f"{name} = {value}")
+    return out
+
+
 def _sorted(rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
     if sort == "value":
         return sorted(rows, key=lambda r: (len(r["value"]) if r["feature"] == "seat" else 0, r["label"]))
@@ -69,18 +82,23 @@ def statistics_page(request: Request, kind: str, group: Annotated[Group, Query()
     for row in table.figures if table else []:
         if row["group"] == group:
             names = _names(kind, row)
-            label = names.get(lang, row["value"]) if names else row["value"]
+            label = names.get(lang, row["value"]) if names else \
+                t("seat", lang, n=row["value"]) if row["feature"] == "seat" else row["value"]
             by_options.setdefault(row["options"], {f: [] for f in FEATURES})[row["feature"]].append(
                 {**row, "label": label})
-    sections = [{"options": json.loads(options), "tables": {f: _sorted(rows, sort) for f, rows in tables.items()}}
-                for options, tables in sorted(by_options.items())]
-    groups = [("people", t("stats_group_people", lang)), ("bots", t("stats_group_bots", lang))]
     titles = {"seat": t("stats_feature_seat", lang), "opening": t("stats_feature_opening", lang),
               "bought": t("stats_feature_bought", lang)}
+    sections = []
+    for options, tables in sorted(by_options.items()):
+        ordered = {f: _sorted(rows, sort) for f, rows in tables.items()}
+        sections.append({"options": _options_text(kind, json.loads(options), lang), "tables": ordered,
+                         "charts": {f: stats_chart(rows, titles[f], lang) for f, rows in ordered.items()}})
+    groups = [("people", t("stats_group_people", lang)), ("bots", t("stats_group_bots", lang))]
     columns = [("value", t("stats_col_value", lang)), ("games", t("stats_col_games", lang)),
                ("rate", t("stats_col_rate", lang)), ("adjusted", t("stats_col_adjusted", lang))]
     return render(request, "statistics.html", user, game=eng.load(kind), table=table, sections=sections,
-                  group=group, sort=sort, features=FEATURES, groups=groups, titles=titles, columns=columns)
+                  group=group, sort=sort, features=FEATURES, groups=groups, titles=titles, columns=columns,
+                  legend=chart_legend(lang) if sections else None)
 
 
 class FigureOut(BaseModel):
