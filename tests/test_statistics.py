@@ -78,3 +78,36 @@ def test_the_adjustment_removes_a_strength_bias() -> None:
     assert x.rate > 0.7
     assert x.adjusted is not None and x.adjusted_low is not None and x.adjusted_high is not None
     assert x.adjusted == pytest.approx(0.5, abs=0.03) and x.adjusted_low < 0.5 < x.adjusted_high
+
+
+@pytest.mark.parametrize(("kind", "item", "de", "en"), [
+    ("machikoro", "wheat_field", "Weizenfeld", "Wheat Field"),
+    ("machikoro", "radio_tower", "Funkturm", "Radio Tower"),
+    ("rolltheages", "leadership", "Führungskraft", "Leadership"),
+    ("rolltheages", "monument:great_wall", "Große Mauer", "Great Wall"),
+    ("snowdonia", "train:1", "Lok 1 (L.A.D.A.S.)", "Train 1 (L.A.D.A.S.)"),
+    ("carpediem", "L01", "L01 (Markt)", "L01 (market)"),
+])
+def test_every_game_names_what_the_statistics_count(kind: str, item: str, de: str, en: str) -> None:
+    """The names come from each game's own data (the portal keeps no name table): both languages."""
+    from ludothek import engine as eng
+
+    game = eng.load(kind)
+    assert (game.item_name(item, "de"), game.item_name(item, "en")) == (de, en)
+    assert game.item_name("no_such_thing", "en") is None
+    assert eng.load(kind).item_name("contract:7", "en", {"map": "mount_snowdon"}) is None or kind == "snowdonia"
+
+
+def test_sparse_purchases_agree_with_the_whole_record() -> None:
+    """Reading only purchases and undos (the rebuild's way) gives what the whole record gives, for random
+    records full of undos, chance entries and plain actions."""
+    from ludothek.services.statistics.compute import sparse_purchases
+
+    rng = random.Random(5)
+    words = ["build:bakery", "build:ranch", "roll", "end", "undo", "undo", "buy:x"]
+    for _ in range(500):
+        entries = [(rng.choice([-1, 0, 1]), rng.choice(words)) for _ in range(rng.randrange(30))]
+        whole = [{"seat": "chance" if seat < 0 else seat, "action": action} for seat, action in entries]
+        read = [(seq, seat, action) for seq, (seat, action) in enumerate(entries)
+                if action == "undo" or action.startswith(("build:", "buy:"))]
+        assert sparse_purchases("machikoro", read, 2) == purchases("machikoro", whole, 2), entries

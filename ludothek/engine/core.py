@@ -308,6 +308,16 @@ class Game(ABC):
             return None
         return self._package_file("rulebook", f"{lang}.md")
 
+    def item_name(self, item: str, lang: str, options: Mapping[str, str] | None = None) -> str | None:
+        """The readable name of a thing a seat acquired, as the statistics key it (issue 32), or None.
+
+        The statistics count purchases by short ids (``wheat_field``, ``monument:great_wall``, ``train:3``);
+        only the game knows what they are called, from the same data its board and rules pages show, so the
+        portal asks here and never keeps a name table of its own.  ``options`` (the games' options) matter
+        where components differ between variants (Snowdonia's maps).  Default: no names.
+        """
+        return None
+
     def about(self) -> dict[str, Any]:
         """Box facts for the game page (``about.json`` in the game package): players, time, people, BGG id."""
         import json

@@ -16,7 +16,7 @@ import pytest
 from ludothek.devtools.gamefill import add_users, fill
 from ludothek.services import Site
 from ludothek.storage import make_engine, migrate
-from tests.browser_support import shot
+from tests.browser_support import ARTIFACTS, shot
 from tests.portal.server import running_server
 from tests.portal.test_browser_open_data import PHONE, SMALLEST_TEXT
 from tests.portal.test_phones import serious_violations
@@ -55,6 +55,20 @@ def test_statistics_on_a_phone(browser: Any, stats_server: str, lang: str) -> No
                                       "cells => cells.map(c => parseFloat(c.textContent.replace(',', '.')))")
     assert rates == sorted(rates, reverse=True) and rates
     shot(page, f"statistics-{lang}")
+    # Items by their names (never ids with underscores); a chart per table, its smallest text still >= 11 px
+    # once the drawing is scaled to the phone's width.
+    names = page.eval_on_selector_all("table.stats .item", "els => els.map(e => e.textContent)")
+    assert names and not any("_" in n for n in names)
+    assert page.locator("svg.stats-chart").count() == page.locator("table.stats").count()
+    smallest = page.evaluate("""() => Math.min(...[...document.querySelectorAll('svg.stats-chart')].map(svg => {
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return Math.min(...[...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale));
+    }))""")
+    assert smallest >= 11, f"chart text is {smallest}px on the phone"
+    page.locator("svg.stats-chart").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"statistics-{lang}-seats.png"))  # the phone's screen, unscaled
+    page.locator("table.stats[data-feature=opening]").scroll_into_view_if_needed()
+    page.locator("svg.stats-chart").nth(1).screenshot(path=str(ARTIFACTS / f"statistics-{lang}-chart.png"))
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page is {overflow}px wider than the phone"
     assert page.evaluate(SMALLEST_TEXT) >= 11

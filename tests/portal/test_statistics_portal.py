@@ -4,6 +4,7 @@ languages (sortable, people's and bot games apart) and the JSON API."""
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,6 +54,17 @@ def test_the_page_and_the_api(stats_app: Any) -> None:
         page = html.unescape(client.get("/games/machikoro/statistics").text)
         assert "From 60 finished games" in page and t("stats_feature_seat", "en") in page
         assert t("stats_feature_opening", "en") in page and "class=\"item\"" in page
+        # Items by the names the game gives them (its cards), never the ids.
+        assert '<span class="item">Wheat Field</span>' in page
+        assert '<span class="item">wheat_field</span>' not in page
+        # One chart per table: a circle (raw) per row, a square (adjusted) per row that has an adjusted rate.
+        charts = re.findall(r'<svg class="stats-chart".*?</svg>', page, re.S)
+        tables = re.findall(r'<table class="stats".*?</table>', page, re.S)
+        assert charts and len(charts) == len(tables) and 'id="stats-legend"' in page
+        for chart, tab in zip(charts, tables, strict=True):
+            rows = tab.count("<tr>") - 1
+            assert 'role="img"' in chart and chart.count('<circle class="raw"') == rows
+            assert chart.count('<rect class="adjusted"') == rows - tab.count("<td>–</td>")
         by_rate = client.get("/games/machikoro/statistics?sort=rate").text
         assert 'aria-sort="descending"' in by_rate
         bots = html.unescape(client.get("/games/machikoro/statistics?group=bots").text)
@@ -66,12 +78,19 @@ def test_the_page_and_the_api(stats_app: Any) -> None:
             assert item["group"] == "people" and item["feature"] == "seat"
             assert 0 <= item["low"] <= item["rate"] <= item["high"] <= 1
             assert item["adjusted"] is not None and 0 <= item["adjusted"] <= 1  # people's games have ratings
+        bought = client.get("/api/v1/games/machikoro/statistics?group=people&feature=bought").json()["items"]
+        wheat = next(i for i in bought if i["value"] == "wheat_field")
+        assert wheat["names"] == {"de": "Weizenfeld", "en": "Wheat Field"}
+        assert all(i["names"] and set(i["names"]) == {"de", "en"} for i in bought)
+        assert all(i["names"] is None for i in api["items"])  # seats have no item name
         missing = client.get("/api/v1/games/nosuchgame/statistics")
         assert missing.status_code == 404 and missing.json()["code"] == "not_found"
         token = csrf_of(client)
         client.post("/lang", data={"csrf": token, "lang": "de", "next": "/"})
         de = html.unescape(client.get("/games/machikoro/statistics").text)
         assert "Aus 60 beendeten Partien" in de and t("stats_feature_seat", "de") in de
+        assert "Diagramm " + t("stats_feature_seat", "de") in de
+        assert '<span class="item">Weizenfeld</span>' in de and '<span class="item">Wheat Field</span>' not in de
         assert 'href="/games/machikoro/statistics"' in client.get("/games/machikoro/leaderboard").text
 
 

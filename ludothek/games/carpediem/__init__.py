@@ -9,6 +9,8 @@ see, for resampling), ``views`` (what a seat sees, log sentences), ``text``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ludothek.engine import Game, State
 
 from .components import load
@@ -25,6 +27,13 @@ class CarpeDiemGame(Game):
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:
         return CarpeDiemState(self, num_players, options, load())
+
+    def item_name(self, item: str, lang: str, options: Mapping[str, str] | None = None) -> str | None:
+        """A building tile: its id and what is on it, as the log names it (``data/tiles.json``)."""
+        from .notation import tile_text
+
+        tile = load().tiles.get(item)
+        return tile_text(tile, lang) if tile is not None else None
 
 
 GAME = CarpeDiemGame()

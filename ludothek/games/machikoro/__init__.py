@@ -8,6 +8,8 @@ JS and CSS in ``web/`` and the terminal rendering in `text`.  See ``docs/games/m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ludothek.engine import Game, Option, State
 
 from .rules import MachiKoroState
@@ -65,6 +67,18 @@ class MachiKoroGame(Game):
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:
         return MachiKoroState(self, num_players, options)
+
+    def item_name(self, item: str, lang: str, options: Mapping[str, str] | None = None) -> str | None:
+        """An establishment's or landmark's name as the cards show it (``data/cards.json``)."""
+        from .cards import ESTABLISHMENTS, LANDMARKS
+
+        for card in ESTABLISHMENTS:
+            if card.id == item:
+                return card.name(lang)
+        for mark in LANDMARKS:
+            if mark.id == item:
+                return mark.name(lang)
+        return None
 
 
 GAME = MachiKoroGame()

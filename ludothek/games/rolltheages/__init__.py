@@ -7,7 +7,9 @@ Options beyond Yucata: ``mode=solo`` (the 10-round solo game) and ``trade=on``
 
 from __future__ import annotations
 
-from ludothek.engine import Game, InvalidOptions, Option, State
+from collections.abc import Mapping
+
+from ludothek.engine import Game, InvalidOptions, Option, State, pick
 
 from .rules import RollState
 
@@ -57,6 +59,14 @@ class RollThroughTheAges(Game):
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:
         return RollState(self, num_players, options)
+
+    def item_name(self, item: str, lang: str, options: Mapping[str, str] | None = None) -> str | None:
+        """A development's or (``monument:ID``) monument's name from ``data/``, as the board shows it."""
+        from .components import DEVELOPMENT_BY_ID, MONUMENT_BY_ID
+
+        head, _, rest = item.partition(":")
+        found = MONUMENT_BY_ID.get(rest) if head == "monument" else DEVELOPMENT_BY_ID.get(item)
+        return pick(found.name, lang) if found is not None else None
 
 
 GAME = RollThroughTheAges()

@@ -10,6 +10,8 @@ in `notation` and the terminal rendering in `text`.  See
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ludothek.engine import Game, InvalidOptions, Option, State
 
 from .components import MAPS, scenario
@@ -65,6 +67,23 @@ class SnowdoniaGame(Game):
 
     def _new_state(self, num_players: int, options: dict[str, str]) -> State:
         return SnowdoniaState(self, num_players, options)
+
+    def item_name(self, item: str, lang: str, options: Mapping[str, str] | None = None) -> str | None:
+        """``train:N``: the train's number and name; ``contract:N``: the contract's number and text (the map's
+        own cards, ``data/``), worded as the log names them."""
+        head, _, number = item.partition(":")
+        try:
+            scen = scenario((options or {}).get("map", "mount_snowdon"))
+            if head == "train":
+                name = scen.trains[int(number)].name
+                return f"Lok {number} ({name})" if lang == "de" else f"Train {number} ({name})"
+            if head == "contract":
+                card = scen.contracts[int(number)]
+                text = card.text["de" if lang == "de" else "en"]
+                return f"Auftrag #{number}: {text}" if lang == "de" else f"Contract #{number}: {text}"
+        except (KeyError, ValueError, IndexError):
+            return None
+        return None
 
 
 GAME = SnowdoniaGame()

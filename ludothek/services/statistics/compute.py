@@ -75,6 +75,43 @@ def purchases(kind: str, actions: Sequence[Mapping[str, Any]], seats: int) -> li
     return out
 
 
+def sparse_purchases(kind: str, entries: Sequence[tuple[int, int, str]], seats: int) -> list[list[str]]:
+    """`purchases` from only a game's purchase and undo entries ``(seq, seat, action)`` in move order (a
+    chance entry has a negative seat), the entries not read being plain actions at the missing move numbers.
+
+    The same as filling the gaps and calling `purchases`, in time linear in the entries read rather than in
+    the game's length: the nightly rebuild reads 100,000 games this way (issue 32, at most 60 s).  The stack
+    of entries in force holds a read entry's index (>= 0) or a run of ``k`` unread plain actions (``-k``): an
+    undo takes back the last of them, which in a run is just one fewer plain action.
+    """
+    undone: set[int] = set()
+    if any(action == UNDO and seat >= 0 for _, seat, action in entries):
+        stack: list[int] = []
+        last = -1
+        for index, (seq, seat, action) in enumerate(entries):
+            if seq - last > 1:
+                if stack and stack[-1] < 0:
+                    stack[-1] -= seq - last - 1
+                else:
+                    stack.append(-(seq - last - 1))
+            last = seq
+            if action == UNDO and seat >= 0:
+                if stack:
+                    if stack[-1] >= 0:
+                        undone.add(stack.pop())
+                    elif stack[-1] == -1:
+                        stack.pop()
+                    else:
+                        stack[-1] += 1
+            else:
+                stack.append(index)
+    out: list[list[str]] = [[] for _ in range(seats)]
+    for index, (_, seat, action) in enumerate(entries):
+        if 0 <= seat < seats and index not in undone and action != UNDO and (item := _item(kind, action)) is not None:
+            out[seat].append(item)
+    return out
+
+
 @dataclass(frozen=True)
 class SeatFacts:
     seat: int
@@ -96,14 +133,17 @@ class GameFacts:
     seats: tuple[SeatFacts, ...]
 
 
-def facts_of(record: Mapping[str, Any], ratings: Sequence[float | None] | None = None) -> GameFacts:
-    """The facts of one record (``meta.bots`` says which seats bots played; ``ratings`` per seat, if known)."""
+def facts_of(record: Mapping[str, Any], ratings: Sequence[float | None] | None = None,
+             bought: list[list[str]] | None = None) -> GameFacts:
+    """The facts of one record (``meta.bots`` says which seats bots played; ``ratings`` per seat, if known;
+    ``bought``: each seat's purchases where the caller read them already, else from ``actions``)."""
     kind = str(record["game"])
     n = int(record["players"])
     meta = record.get("meta") or {}
     bots = set(meta.get("bots") or [])
     ranks = {int(r["seat"]): int(r["rank"]) for r in record.get("result") or []}
-    bought = purchases(kind, record.get("actions") or [], n)
+    if bought is None:
+        bought = purchases(kind, record.get("actions") or [], n)
     rated = list(ratings) if ratings is not None else [None] * n
     seats = []
     for s in range(n):

@@ -22,11 +22,9 @@ from ludothek.storage.database import Database
 from ludothek.storage.info import aware
 from ludothek.storage.models import ActionRow, GameRow, GameStatistics, RatingChange, SeatRow, StatisticsBuild
 
-from .compute import PURCHASE_PREFIXES, Figure, GameFacts, facts_of, figures
+from .compute import PURCHASE_PREFIXES, Figure, GameFacts, facts_of, figures, sparse_purchases
 
 BATCH = 1000
-#: An entry that was not read (neither a purchase nor an undo): a plain action, for `taken_back`.
-PLAIN: dict[str, Any] = {"seat": "chance", "action": ""}
 #: How long a rebuild's claim holds (a worker that died leaves the day to another after it).
 LEASE = timedelta(minutes=30)
 
@@ -61,24 +59,16 @@ class Statistics:
                                      .where(SeatRow.game_id.in_(ids))).all()
                 ratings = conn.execute(select(RatingChange.game_id, RatingChange.user_id, RatingChange.mu_before)
                                        .where(RatingChange.game_id.in_(ids))).all()
-                # Only purchases and undo entries are read: most entries are neither.  Where a game has an
-                # undo, the entries not read stand in as plain actions at their move numbers (an undo takes
-                # back whatever came last; the move numbers are contiguous), so `taken_back` sees the truth.
+                # Only purchases and undo entries are read: most entries are neither.  The entries not read are
+                # plain actions at the missing move numbers (an undo takes back whatever came last; the move
+                # numbers are contiguous): `sparse_purchases` counts them as such without building them.
                 wanted = or_(ActionRow.action == UNDO, *(ActionRow.action.like(p + "%") for p in PURCHASE_PREFIXES))
                 actions = conn.execute(select(ActionRow.game_id, ActionRow.seq, ActionRow.seat, ActionRow.action)
                                        .where(ActionRow.game_id.in_(ids), wanted)
                                        .order_by(ActionRow.game_id, ActionRow.seq)).all()
-            lengths = {g.id: g.seq for g in games}
-            by_game: dict[int, list[dict[str, Any]]] = {}
-            for a in actions:
-                by_game.setdefault(a.game_id, []).append({"seat": "chance" if a.seat < 0 else a.seat,
-                                                          "action": a.action, "seq": a.seq})
-            for gid, entries in by_game.items():
-                if any(e["action"] == UNDO for e in entries):
-                    full: list[dict[str, Any]] = [PLAIN] * max(lengths[gid], entries[-1]["seq"] + 1)
-                    for e in entries:
-                        full[e["seq"]] = e
-                    by_game[gid] = full
+            by_game: dict[int, list[tuple[int, int, str]]] = {}
+            for gid, seq, seat, action in actions:
+                by_game.setdefault(gid, []).append((seq, seat, action))
             mu = {(r.game_id, r.user_id): r.mu_before for r in ratings}
             bots: dict[int, list[int]] = {}
             users: dict[int, dict[int, int | None]] = {}
@@ -88,12 +78,11 @@ class Statistics:
                     bots.setdefault(s.game_id, []).append(s.seat)
             for g in games:
                 record = {"game": g.game, "players": g.num_players, "options": json.loads(g.options_json or "{}"),
-                          "actions": by_game.get(g.id, []), "result": json.loads(g.result_json or "[]"),
-                          "meta": {"bots": bots.get(g.id, [])}}
+                          "result": json.loads(g.result_json or "[]"), "meta": {"bots": bots.get(g.id, [])}}
                 seat_users = users.get(g.id, {})
                 rated = [mu.get((g.id, uid)) if (uid := seat_users.get(s)) is not None else None
                          for s in range(g.num_players)]
-                yield facts_of(record, rated)
+                yield facts_of(record, rated, sparse_purchases(g.game, by_game.get(g.id, []), g.num_players))
             after = games[-1].id
 
     def rebuild(self, now: datetime) -> int:
