@@ -69,6 +69,24 @@ def test_play_carpediem_against_a_bot(browser: Any, server: str) -> None:
     assert "Result" in page.inner_text("#result")
 
 
+#: True once a re-rendered board shows its districts again (htmx has settled and the tabs re-applied).
+SETTLED_DISTRICTS = ("() => !document.querySelector('.htmx-settling, .htmx-swapping') && "
+                     "[...document.querySelectorAll('.cd-district')].some(e => e.getClientRects().length)")
+
+
+def settled_districts(page: Any, tries: int = 20) -> list[str]:
+    """The districts shown once the board has settled, read twice alike 0.1 s apart (live updates go on)."""
+    last: list[str] | None = None
+    for _ in range(tries):
+        page.wait_for_function(SETTLED_DISTRICTS)
+        now = sorted(shown_districts(page))
+        if now == last:
+            return now
+        last = now
+        page.wait_for_timeout(100)
+    return last or []
+
+
 def shown_districts(page: Any) -> list[str]:
     return list(page.eval_on_selector_all(
         ".cd-district", "els => els.filter(e => e.getClientRects().length).map(e => e.dataset.seat)"))
@@ -95,7 +113,9 @@ def test_district_tabs_show_one_other_district_by_keyboard_and_keep_it(browser: 
     actions = next(my_turns(page, 60))
     click_action(page, actions[0])
     page.wait_for_function("b => Number(document.getElementById('game').dataset.seq) > b", arg=before)
-    assert sorted(shown_districts(page)) == sorted([mine, other]), "the choice survives a live update"
+    # The new seq is in the page as soon as htmx swaps; the tab choice is applied once the swap settles,
+    # and the bots' moves bring more swaps: read the districts of a settled board.
+    assert settled_districts(page) == sorted([mine, other]), "the choice survives a live update"
     page.click("#cd-tabs [data-cd-show='all']")
     assert len(shown_districts(page)) == 4
     shot(page, "carpediem-districts-all")
